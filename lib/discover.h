@@ -1,0 +1,3 @@
+#ifndef IBSM_DISCOVER_H
+#define IBSM_DISCOVER_H
+#endif

@@ -1,0 +1,3 @@
+#ifndef IBSM_LINK_H
+#define IBSM_LINK_H
+#endif

@@ -1,0 +1,3 @@
+#ifndef IBSM_PROGRAM_H
+#define IBSM_PROGRAM_H
+#endif

@@ -1,0 +1,3 @@
+#ifndef IBSM_SM_H
+#define IBSM_SM_H
+#endif

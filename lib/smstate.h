@@ -1,0 +1,3 @@
+#ifndef IBSM_SMSTATE_H
+#define IBSM_SMSTATE_H
+#endif

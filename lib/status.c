@@ -1,0 +1,3 @@
+/* stub, replaced soon */
+#include "config.h"
+extern int ibsm_stub_status;

@@ -1,0 +1,3 @@
+#ifndef IBSM_STATUS_H
+#define IBSM_STATUS_H
+#endif

@@ -1,0 +1,3 @@
+#ifndef IBSM_TOPOFILE_H
+#define IBSM_TOPOFILE_H
+#endif

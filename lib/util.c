@@ -1,0 +1,302 @@
+/*
+ * util.c: allocation wrappers, the GUID hash map, clocks and atomic file
+ * writes used by every other module.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "util.h"
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		fatal("malloc %zu bytes", n);
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+
+	if (!p)
+		fatal("calloc %zu x %zu bytes", nmemb, size);
+	return p;
+}
+
+void *xreallocarray(void *p, size_t nmemb, size_t size)
+{
+	if (size && nmemb > SIZE_MAX / size)
+		fatalx("reallocarray overflow %zu x %zu", nmemb, size);
+	p = realloc(p, nmemb * size > 0 ? nmemb * size : 1);
+	if (!p)
+		fatal("realloc %zu x %zu bytes", nmemb, size);
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		fatal("strdup");
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		fatal("asprintf");
+	return s;
+}
+
+uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+uint64_t now_ms(void)
+{
+	return now_us() / 1000u;
+}
+
+long peak_rss_kib(void)
+{
+	char line[256];
+	long kib = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+/* --- u64map: linear probing, keys are GUIDs (never 0) --- */
+
+static size_t u64_hash(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	k *= 0xc4ceb9fe1a85ec53ULL;
+	k ^= k >> 33;
+	return (size_t)k;
+}
+
+void u64map_init(struct u64map *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
+void u64map_fini(struct u64map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+static void u64map_grow(struct u64map *m)
+{
+	struct u64map n;
+	size_t i;
+
+	n.cap = m->cap ? m->cap * 2 : 64;
+	n.len = 0;
+	n.keys = xcalloc(n.cap, sizeof(*n.keys));
+	n.vals = xcalloc(n.cap, sizeof(*n.vals));
+	for (i = 0; i < m->cap; i++)
+		if (m->keys[i])
+			u64map_put(&n, m->keys[i], m->vals[i]);
+	free(m->keys);
+	free(m->vals);
+	*m = n;
+}
+
+void u64map_put(struct u64map *m, uint64_t key, void *val)
+{
+	size_t i;
+
+	if (!key)
+		fatalx("u64map_put: key 0");
+	if ((m->len + 1) * 4 >= m->cap * 3)
+		u64map_grow(m);
+	for (i = u64_hash(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		if (m->keys[i] == key) {
+			m->vals[i] = val;
+			return;
+		}
+		if (!m->keys[i]) {
+			m->keys[i] = key;
+			m->vals[i] = val;
+			m->len++;
+			return;
+		}
+	}
+}
+
+void *u64map_get(const struct u64map *m, uint64_t key)
+{
+	size_t i;
+
+	if (!m->cap || !key)
+		return NULL;
+	for (i = u64_hash(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
+		if (m->keys[i] == key)
+			return m->vals[i];
+	return NULL;
+}
+
+void *u64map_del(struct u64map *m, uint64_t key)
+{
+	size_t i, j;
+	void *val;
+
+	if (!m->cap || !key)
+		return NULL;
+	for (i = u64_hash(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
+		if (m->keys[i] == key)
+			break;
+	if (!m->keys[i])
+		return NULL;
+	val = m->vals[i];
+	m->keys[i] = 0;
+	m->vals[i] = NULL;
+	m->len--;
+	/* re-insert the rest of the cluster so probing still finds them */
+	for (j = (i + 1) & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1)) {
+		uint64_t k = m->keys[j];
+		void *v = m->vals[j];
+
+		m->keys[j] = 0;
+		m->vals[j] = NULL;
+		m->len--;
+		u64map_put(m, k, v);
+	}
+	return val;
+}
+
+bool u64map_next(const struct u64map *m, size_t *pos, uint64_t *key, void **val)
+{
+	for (; *pos < m->cap; (*pos)++)
+		if (m->keys[*pos]) {
+			if (key)
+				*key = m->keys[*pos];
+			if (val)
+				*val = m->vals[*pos];
+			(*pos)++;
+			return true;
+		}
+	return false;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len)
+{
+	char *tmp, *dcopy;
+	const char *p = data;
+	int fd, dfd, err = 0;
+
+	tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		err = -errno;
+		free(tmp);
+		return err;
+	}
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (!err && fsync(fd) < 0)
+		err = -errno;
+	if (close(fd) < 0 && !err)
+		err = -errno;
+	if (!err && rename(tmp, path) < 0)
+		err = -errno;
+	if (err) {
+		unlink(tmp);
+		free(tmp);
+		return err;
+	}
+	free(tmp);
+	/* make the rename itself durable */
+	dcopy = xstrdup(path);
+	dfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	free(dcopy);
+	return 0;
+}
+
+int mkdir_p(const char *path, unsigned mode)
+{
+	char *p, *s = xstrdup(path);
+	int err = 0;
+
+	for (p = s + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(s, mode) < 0 && errno != EEXIST) {
+			err = -errno;
+			break;
+		}
+		*p = '/';
+	}
+	if (!err && mkdir(s, mode) < 0 && errno != EEXIST)
+		err = -errno;
+	free(s);
+	return err;
+}
+
+int parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return -EINVAL;
+	if (v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}

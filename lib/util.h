@@ -1,0 +1,66 @@
+/*
+ * util.h: small helpers shared by every module: allocation wrappers that
+ * are fatal on failure (so callers carry no dead NULL checks), a uint64
+ * keyed hash map (GUID -> object), monotonic time and a growable array.
+ */
+#ifndef IBSM_UTIL_H
+#define IBSM_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define MIN(a, b)     ((a) < (b) ? (a) : (b))
+#define MAX(a, b)     ((a) > (b) ? (a) : (b))
+
+/* malloc/calloc/realloc/strdup that call fatal() when memory runs out */
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xreallocarray(void *p, size_t nmemb, size_t size);
+char *xstrdup(const char *s);
+/* asprintf that is fatal on failure */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* monotonic clock in microseconds and milliseconds */
+uint64_t now_us(void);
+uint64_t now_ms(void);
+/* peak resident set size of this process in KiB (from /proc/self/status) */
+long peak_rss_kib(void);
+
+/*
+ * Open-addressing hash map from a non-zero uint64 key (a GUID) to a pointer.
+ * The map does not own the values.
+ */
+struct u64map {
+	uint64_t *keys;
+	void **vals;
+	size_t cap; /* power of two */
+	size_t len;
+};
+
+void u64map_init(struct u64map *m);
+void u64map_fini(struct u64map *m);
+/* insert or replace; key must not be 0 */
+void u64map_put(struct u64map *m, uint64_t key, void *val);
+/* value stored under key, or NULL */
+void *u64map_get(const struct u64map *m, uint64_t key);
+/* remove key; returns the value it held or NULL */
+void *u64map_del(struct u64map *m, uint64_t key);
+/* iterate: start with *pos = 0; returns false when done */
+bool u64map_next(const struct u64map *m, size_t *pos, uint64_t *key, void **val);
+
+/*
+ * Write a whole file atomically: write to "<path>.tmp.<pid>", fsync, rename
+ * over path, fsync the directory. Returns 0 or a negative errno; on error
+ * the old file is left as it was.
+ */
+int write_file_atomic(const char *path, const void *data, size_t len);
+
+/* mkdir -p with the given mode; 0 or negative errno */
+int mkdir_p(const char *path, unsigned mode);
+
+/* parse an unsigned integer (decimal, 0x hex or 0 octal) with range check */
+int parse_u64(const char *s, uint64_t max, uint64_t *out);
+
+#endif

@@ -1,0 +1,108 @@
+/*
+ * xport.h: the MAD transaction layer between the SM logic and a backend
+ * that moves bytes (libibumad in the daemon, an in-process fake fabric in
+ * unit tests). It owns the send window (max_wire_smps), TIDs, timeouts and
+ * retries, matches responses to requests and hands unsolicited requests
+ * (traps, SMInfo, SA queries) to the handler registered for their class.
+ *
+ * A request's callback runs exactly once: with the response, after the last
+ * retry timed out, on a send error, or when the transport is cancelled.
+ */
+#ifndef IBSM_XPORT_H
+#define IBSM_XPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mad/smp.h"
+
+struct event_base;
+struct ibsm_xport;
+
+/* where a MAD goes to or came from (LID-routed); DR SMPs use lid 0xffff */
+struct ibsm_mad_addr {
+	uint16_t lid;
+	uint32_t qpn;
+	uint32_t qkey;
+	uint8_t sl;
+	uint16_t pkey_index;
+};
+
+struct ibsm_xport_backend {
+	/*
+	 * Put one MAD on the wire. timeout_ms > 0 for requests that expect a
+	 * response (the kernel matches responses only for those). 0 or -errno.
+	 */
+	int (*send)(void *ctx, const uint8_t *mad, size_t len, const struct ibsm_mad_addr *to,
+		    unsigned timeout_ms);
+};
+
+struct ibsm_xport_stats {
+	uint64_t sent;           /* MADs put on the wire, retries included */
+	uint64_t received;       /* MADs handed to xport_input */
+	uint64_t responses;      /* responses matched to a request */
+	uint64_t timeouts;       /* attempts that timed out (or were returned undelivered) */
+	uint64_t retries;        /* attempts after the first */
+	uint64_t failed;         /* requests that got no response after the last retry */
+	uint64_t send_errors;    /* backend send failures */
+	uint64_t unmatched;      /* responses for no outstanding request (late, duplicate) */
+	uint64_t malformed;      /* too short or undecodable */
+	uint64_t unsolicited;    /* requests from the fabric (traps, SMInfo, SA) */
+	uint64_t unhandled;      /* unsolicited requests of a class nobody handles */
+	uint64_t queue_peak;     /* most requests waiting for a window slot */
+};
+
+/* result of a request: 0 with resp (whose MAD status the caller checks),
+ * -ETIMEDOUT after the last retry, -EIO on send error, -ECANCELED */
+typedef void (*ibsm_xport_cb)(void *arg, int err, const uint8_t *resp, size_t len);
+/* an unsolicited request of a registered class */
+typedef void (*ibsm_xport_handler)(void *arg, const uint8_t *mad, size_t len,
+				   const struct ibsm_mad_addr *from);
+
+/* window: requests in flight at once; timeout per attempt; retries after the first */
+struct ibsm_xport *xport_new(struct event_base *base, const struct ibsm_xport_backend *be,
+			     void *be_ctx, unsigned window, unsigned timeout_ms, unsigned retries);
+/* cancel everything (callbacks run with -ECANCELED) and free */
+void xport_del(struct ibsm_xport *x);
+/* change window, timeout or retries (reload); applies to new attempts */
+void xport_set_params(struct ibsm_xport *x, unsigned window, unsigned timeout_ms,
+		      unsigned retries);
+
+/*
+ * Queue a request. The MAD is copied; its TID (low 32 bits) is set by the
+ * transport. Returns 0; the callback always runs later, never from here.
+ */
+int xport_send(struct ibsm_xport *x, const uint8_t *mad, size_t len,
+	       const struct ibsm_mad_addr *to, ibsm_xport_cb cb, void *arg);
+/* build and queue an SMP: DR when r->path is set, else LID-routed to dlid */
+int xport_send_smp(struct ibsm_xport *x, const struct ibsm_smp_req *r, uint16_t dlid,
+		   ibsm_xport_cb cb, void *arg);
+/* send a response or other MAD that expects no answer, outside the window */
+int xport_send_unsolicited(struct ibsm_xport *x, const uint8_t *mad, size_t len,
+			   const struct ibsm_mad_addr *to);
+
+/*
+ * The backend calls this for every MAD it receives. status != 0 means the
+ * MAD is one of ours coming back undelivered (kernel timeout, ibsim drop).
+ */
+void xport_input(struct ibsm_xport *x, const uint8_t *mad, size_t len,
+		 const struct ibsm_mad_addr *from, int status);
+
+/* unsolicited requests of this management class go to h (NULL to remove);
+ * class 0x01 and 0x81 are registered separately */
+void xport_register(struct ibsm_xport *x, uint8_t mgmt_class, ibsm_xport_handler h, void *arg);
+/* called whenever the queue has room again (fewer than window requests
+ * waiting), so producers can generate requests lazily; NULL to remove */
+void xport_set_space_cb(struct ibsm_xport *x, void (*cb)(void *arg), void *arg);
+/* true when a producer should queue more now */
+bool xport_has_space(const struct ibsm_xport *x);
+/* fail every queued and outstanding request with -ECANCELED */
+void xport_cancel_all(struct ibsm_xport *x);
+
+size_t xport_inflight(const struct ibsm_xport *x);
+size_t xport_queued(const struct ibsm_xport *x);
+unsigned xport_window(const struct ibsm_xport *x);
+const struct ibsm_xport_stats *xport_stats(const struct ibsm_xport *x);
+
+#endif
