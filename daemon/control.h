@@ -38,6 +38,7 @@ struct ctl_peer {
 /*
  * A command: fn returns a new JSON reference for "result", or NULL after
  * filling err. req is the whole request object (arguments are its members).
+ * fn may call ctl_publish() but not ctl_del().
  */
 struct ctl_cmd {
 	const char *name;
@@ -56,14 +57,16 @@ struct ctl_limits {
 /*
  * Listen on path (replacing a stale socket file, creating the directory),
  * chmod it to mode, chown it to group action_gid when it is not (gid_t)-1.
- * NULL on error (logged).
+ * lim may be NULL; its zero fields take the defaults. cmds must outlive
+ * the server. NULL on error (logged).
  */
 struct ctl_server *ctl_new(struct event_base *base, const char *path, mode_t mode,
 			   gid_t action_gid, const struct ctl_cmd *cmds, size_t ncmds, void *arg,
 			   const struct ctl_limits *lim);
 /* close every connection and remove the socket file */
 void ctl_del(struct ctl_server *s);
-/* send an event (borrowed reference) to every subscriber */
+/* send an event object (borrowed reference), as it is, to every subscriber;
+ * give it an "event" member naming it, so clients tell it from replies */
 void ctl_publish(struct ctl_server *s, json_t *event);
 /* connections now open, and subscribers among them */
 unsigned ctl_clients(const struct ctl_server *s);

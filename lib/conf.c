@@ -161,12 +161,12 @@ static int set_value(struct ibsm_conf *c, size_t i, const char *v, char *err, si
 		return 0;
 	}
 	case CONF_U64: {
-		uint64_t x;
+		uint64_t x, max = k->max ? (uint64_t)k->max : UINT64_MAX;
 
-		r = parse_u64(v, k->max ? (uint64_t)k->max : UINT64_MAX, &x);
+		r = parse_u64(v, max, &x);
 		if (r == -ERANGE)
 			snprintf(err, errlen, "%s: %s is out of range [0, 0x%" PRIx64 "]", k->name, v,
-				 (uint64_t)k->max);
+				 max);
 		else if (r < 0)
 			snprintf(err, errlen, "%s: \"%s\" is not an unsigned integer", k->name, v);
 		if (r < 0)
@@ -287,8 +287,17 @@ int conf_load_file(struct ibsm_conf *c, const char *path, struct conf_errors *er
 		errors_add(errs, "%s: cannot open: %s", path, strerror(e));
 		return -e;
 	}
-	free(c->file);
-	c->file = xstrdup(path);
+	if (!c->file || strcmp(c->file, path)) {
+		size_t i;
+
+		/* origins name the file they came from: drop the old name, not
+		 * leave them pointing at freed memory */
+		for (i = 0; i < CONF_NKEYS; i++)
+			if (c->origin[i].file == c->file)
+				c->origin[i].file = NULL;
+		free(c->file);
+		c->file = xstrdup(path);
+	}
 	seen = xcalloc(CONF_NKEYS, sizeof(*seen));
 	while (getline(&line, &cap, f) >= 0) {
 		char *s, *key, *val;

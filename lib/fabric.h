@@ -26,6 +26,7 @@ struct ibsm_port {
 	uint16_t lid;             /* assigned base LID (CA ports, switch port 0) */
 	uint8_t lmc;
 	uint32_t gen;             /* sweep generation the port was last seen in */
+	uint32_t link_gen;        /* generation in which the link to remote was seen */
 };
 
 struct ibsm_node {

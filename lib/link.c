@@ -1,3 +1,284 @@
-/* stub, replaced soon */
+/*
+ * link.c: LIDs and port configuration (IBA 14.2.5.6 PortInfo, 7.2 link
+ * states). After LIDs are assigned, every port that needs it gets one
+ * PortInfo Set carrying its LID, LMC, SM LID, subnet prefix, M_Key,
+ * NeighborMTU (the smaller MTUCap of the two ends), OperationalVLs (from
+ * both ends' VLCap, capped by max_op_vls), timers and thresholds, and, in
+ * the same SMP, PortState ARMED when the port is in INIT. A second Set
+ * takes armed ports to ACTIVE once every port is armed (a port may only go
+ * active when its neighbour is armed or active). Ports already configured
+ * get nothing, so a steady-state sweep sends no Sets at all.
+ */
 #include "config.h"
-extern int ibsm_stub_link;
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lid.h"
+#include "log.h"
+#include "sweep.h"
+#include "util.h"
+
+/* the port carries its node's LIDs: a switch's port 0 or any CA/router port */
+static bool port_has_lid(const struct ibsm_port *p)
+{
+	return node_is_switch(p->node) ? p->num == 0 : p->num != 0;
+}
+
+uint32_t link_assign_lids(struct sweep *sw)
+{
+	struct ibsm_sm *sm = sw->sm;
+	struct ibsm_fabric *f = &sm->fabric;
+	struct lid_request *reqs;
+	struct ibsm_port **owners;
+	unsigned flags = 0;
+	size_t n = 0, cap = f->nnodes + 16, i;
+	uint32_t changed = 0;
+	char name[128];
+	int r;
+
+	reqs = xcalloc(cap, sizeof(*reqs));
+	owners = xcalloc(cap, sizeof(*owners));
+	for (i = 0; i < f->nnodes; i++) {
+		struct ibsm_node *nd = f->nodes_v[i];
+		unsigned p, first = node_is_switch(nd) ? 0 : 1;
+		unsigned last = node_is_switch(nd) ? 0 : nd->nports;
+
+		for (p = first; p <= last; p++) {
+			struct ibsm_port *pt = &nd->ports[p];
+
+			if (!pt->have_pi || pt->gen != f->gen || !pt->guid)
+				continue;
+			if (n == cap) {
+				cap *= 2;
+				reqs = xreallocarray(reqs, cap, sizeof(*reqs));
+				owners = xreallocarray(owners, cap, sizeof(*owners));
+			}
+			memset(&reqs[n], 0, sizeof(reqs[n]));
+			reqs[n].guid = pt->guid;
+			reqs[n].cur_lid = pt->pi.lid;
+			reqs[n].cur_lmc = pt->pi.lmc;
+			reqs[n].lmc = (uint8_t)(node_is_switch(nd) && !sm->conf->lmc_esp0
+							? 0
+							: sm->conf->lmc);
+			owners[n++] = pt;
+		}
+	}
+	if (sm->stats.heavy_sweeps == 1) {
+		if (sm->conf->reassign_lids)
+			flags |= LID_REASSIGN;
+		if (sm->conf->honor_guid2lid_file)
+			flags |= LID_HONOR_FILE;
+	}
+	r = lidmgr_assign(sm->lids, reqs, n, flags);
+	if (r < 0)
+		sweep_error(sw, "lid assignment: %s", strerror(-r));
+	for (i = 0; i < n; i++) {
+		struct ibsm_port *pt = owners[i];
+
+		if (pt->lid != reqs[i].lid || pt->lmc != reqs[i].lmc || pt->pi.lid != reqs[i].lid) {
+			if (pt->pi.lid && pt->pi.lid != reqs[i].lid)
+				sm_event(sm, "lid_change", "%s: lid %u -> %u",
+					 port_name(pt, name, sizeof(name)), pt->pi.lid, reqs[i].lid);
+			changed++;
+		}
+		pt->lid = reqs[i].lid;
+		pt->lmc = reqs[i].lmc;
+	}
+	free(reqs);
+	free(owners);
+	sm->max_lid = lidmgr_max_lid(sm->lids);
+	if (f->sm_port)
+		sm->sm_lid = f->sm_port->lid;
+	return changed;
+}
+
+/* the port has a physical link to a port we also know this sweep */
+static bool link_configurable(const struct ibsm_fabric *f, const struct ibsm_port *p)
+{
+	const struct ibsm_port *r = p->remote;
+
+	if (p->num == 0 || !r || !p->have_pi || !r->have_pi)
+		return false;
+	if (p->gen != f->gen || r->gen != f->gen)
+		return false;
+	return p->pi.phys_state == IBSM_PHYS_LINKUP;
+}
+
+bool link_desired_portinfo(const struct ibsm_sm *sm, const struct ibsm_port *p,
+			   struct ibsm_portinfo *want)
+{
+	const struct ibsm_conf *c = sm->conf;
+	const struct ibsm_fabric *f = &sm->fabric;
+	bool has_lid = port_has_lid(p);
+	bool linked = link_configurable(f, p);
+
+	if (!p->have_pi || p->gen != f->gen)
+		return false;
+	if (!has_lid && !linked)
+		return false;
+	if (has_lid && !p->lid)
+		return false;
+	*want = p->pi;
+	/* fields a Set must leave alone: 0 means "no change" */
+	want->port_state = IBSM_PORT_NOP;
+	want->phys_state = IBSM_PHYS_NOP;
+	want->link_down_def = 0;
+	want->link_width_enabled = 0;
+	want->link_speed_enabled = 0;
+	want->link_speed_ext_enabled = 0;
+	want->client_rereg = 0;
+	want->mkey = c->m_key;
+	if (has_lid) {
+		want->lid = p->lid;
+		want->lmc = p->lmc;
+		want->sm_lid = sm->sm_lid;
+		want->gid_prefix = c->subnet_prefix;
+		want->subnet_timeout = (uint8_t)c->subnet_timeout;
+		want->sm_sl = (uint8_t)c->sm_sl;
+	}
+	want->local_phys_err = (uint8_t)c->local_phy_errors_threshold;
+	want->overrun_err = (uint8_t)c->overrun_errors_threshold;
+	if (linked) {
+		const struct ibsm_port *r = p->remote;
+		unsigned vl_cap = MIN(p->pi.vl_cap, r->pi.vl_cap);
+
+		want->neighbor_mtu = MIN(p->pi.mtu_cap, r->pi.mtu_cap);
+		want->op_vls = (uint8_t)op_vls_for(vl_cap, (unsigned)c->max_op_vls);
+		if (node_is_switch(p->node)) {
+			bool leaf = !node_is_switch(r->node);
+
+			want->vl_stall_count =
+				(uint8_t)(leaf ? c->leaf_vl_stall_count : c->vl_stall_count);
+			want->hoq_life = (uint8_t)(leaf ? c->leaf_head_of_queue_lifetime
+							: c->head_of_queue_lifetime);
+		}
+		if (p->pi.port_state == IBSM_PORT_INIT)
+			want->port_state = IBSM_PORT_ARMED;
+	}
+	return true;
+}
+
+/* do the fields we manage differ from what the port holds? */
+static bool portinfo_differs(const struct ibsm_portinfo *a, const struct ibsm_portinfo *b)
+{
+	return a->lid != b->lid || a->lmc != b->lmc || a->sm_lid != b->sm_lid ||
+	       a->gid_prefix != b->gid_prefix || a->mkey != b->mkey ||
+	       a->subnet_timeout != b->subnet_timeout || a->sm_sl != b->sm_sl ||
+	       a->neighbor_mtu != b->neighbor_mtu || a->op_vls != b->op_vls ||
+	       a->vl_stall_count != b->vl_stall_count || a->hoq_life != b->hoq_life ||
+	       a->local_phys_err != b->local_phys_err || a->overrun_err != b->overrun_err;
+}
+
+static void send_portinfo_set(struct sweep *sw, struct ibsm_port *p,
+			      const struct ibsm_portinfo *want, enum sreq_kind kind)
+{
+	uint8_t data[IBSM_SMP_DATA_SIZE] = {0};
+	struct ibsm_smp_req r = {
+		.method = IBSM_METHOD_SET,
+		.attr_id = IBSM_ATTR_PORT_INFO,
+		.attr_mod = p->num,
+		.mkey = sw->sm->conf->m_key,
+		.path = port_path(p),
+		.data = data,
+	};
+	struct sreq q = {.guid = p->node->guid, .port = p->num, .kind = (uint8_t)kind};
+
+	portinfo_encode(data, want);
+	sw->res.ports_set++;
+	sw->sm->stats.port_sets++;
+	sweep_send(sw, &r, &q);
+}
+
+/* iterate (node, port) pairs of the fabric; false at the end */
+static struct ibsm_port *next_port(struct sweep *sw)
+{
+	struct ibsm_fabric *f = &sw->sm->fabric;
+
+	while (sw->it_node < f->nnodes) {
+		struct ibsm_node *n = f->nodes_v[sw->it_node];
+
+		if (sw->it_sub <= n->nports)
+			return &n->ports[sw->it_sub++];
+		sw->it_node++;
+		sw->it_sub = 0;
+	}
+	return NULL;
+}
+
+static bool configure_produce(struct sweep *sw)
+{
+	struct ibsm_portinfo want;
+	struct ibsm_port *p;
+
+	while ((p = next_port(sw))) {
+		if (!link_desired_portinfo(sw->sm, p, &want))
+			continue;
+		if (want.port_state == IBSM_PORT_NOP && !portinfo_differs(&want, &p->pi))
+			continue;
+		send_portinfo_set(sw, p, &want, SR_PI_CONFIG);
+		return true;
+	}
+	return false;
+}
+
+void link_configure_start(struct sweep *sw)
+{
+	sw->produce = configure_produce;
+	sw->producing = true;
+	sweep_kick(sw);
+}
+
+static bool activate_produce(struct sweep *sw)
+{
+	struct ibsm_portinfo want;
+	struct ibsm_port *p;
+
+	while ((p = next_port(sw))) {
+		if (p->pi.port_state != IBSM_PORT_ARMED)
+			continue;
+		if (!link_configurable(&sw->sm->fabric, p))
+			continue;
+		if (!link_desired_portinfo(sw->sm, p, &want))
+			continue;
+		want.port_state = IBSM_PORT_ACTIVE;
+		send_portinfo_set(sw, p, &want, SR_PI_ACTIVE);
+		return true;
+	}
+	return false;
+}
+
+void link_activate_start(struct sweep *sw)
+{
+	sw->produce = activate_produce;
+	sw->producing = true;
+	sweep_kick(sw);
+}
+
+void link_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_hdr *h,
+		 const uint8_t *data, int err)
+{
+	struct ibsm_node *n = fabric_node_find(&sw->sm->fabric, q->guid);
+	struct ibsm_port *p;
+	char name[128];
+
+	if (!n || q->port > n->nports)
+		return;
+	p = &n->ports[q->port];
+	if (err) {
+		if (err == -EREMOTEIO)
+			sweep_error(sw, "%s: portinfo set (%s) refused, status 0x%04x",
+				    port_name(p, name, sizeof(name)),
+				    q->kind == SR_PI_ACTIVE ? "active" : "configure", h->status);
+		else
+			sweep_error(sw, "%s: portinfo set (%s) failed: %s",
+				    port_name(p, name, sizeof(name)),
+				    q->kind == SR_PI_ACTIVE ? "active" : "configure", strerror(-err));
+		return;
+	}
+	/* the answer is the port as it is now */
+	portinfo_decode(data, &p->pi);
+}

@@ -126,8 +126,10 @@ static void file_rotate_if_full(void)
 	old = xasprintf("%s.1", lg.file_path);
 	rename(lg.file_path, old);
 	free(old);
-	log_reopen();
+	/* before reopening: a failed reopen logs a warning, which must not
+	 * find the file still full and rotate again, without end */
 	lg.file_size = 0;
+	log_reopen();
 }
 
 static void log_vemit(enum ibsm_log_level level, const char *fmt, va_list ap, const char *suffix)

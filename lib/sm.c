@@ -1,3 +1,500 @@
-/* stub, replaced soon */
+/*
+ * sm.c: the sweep engine and its scheduling: which sweep runs when (start,
+ * periodic light sweeps, traps batched by a hold timer, retries after a
+ * failed sweep), the phase sequence of a heavy sweep, and the plumbing that
+ * carries every SMP's completion back to the phase that sent it.
+ */
 #include "config.h"
-extern int ibsm_stub_sm;
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "lid.h"
+#include "log.h"
+#include "routing.h"
+#include "sm.h"
+#include "smstate.h"
+#include "sweep.h"
+#include "topo.h"
+#include "util.h"
+#include "xport.h"
+
+static struct ratelimit sweep_rl = RATELIMIT_INIT(20, 5);
+
+static void sweep_begin(struct ibsm_sm *sm, bool heavy);
+static void sweep_finish(struct sweep *sw);
+static void phase_configure(struct sweep *sw);
+static void phase_route_program(struct sweep *sw);
+static void phase_activate(struct sweep *sw);
+static void phase_heavy_done(struct sweep *sw);
+
+void sm_event(struct ibsm_sm *sm, const char *type, const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	log_info("%s", text);
+	if (sm->hooks.event)
+		sm->hooks.event(sm->hooks.arg, type, text);
+}
+
+/* --- SMP plumbing --- */
+
+static void sreq_complete(void *arg, int err, const uint8_t *resp, size_t len)
+{
+	struct sreq *q = arg;
+	struct sweep *sw = q->sw;
+	struct ibsm_mad_hdr h;
+	const uint8_t *data = NULL;
+
+	memset(&h, 0, sizeof(h));
+	sw->res.smps++;
+	if (!err) {
+		if (smp_check(resp, len, &h) < 0 || h.method != IBSM_METHOD_GET_RESP) {
+			sw->sm->stats.bad_smps++;
+			err = -EPROTO;
+		} else if (h.status & 0x7fff) {
+			err = -EREMOTEIO;
+		} else {
+			data = smp_data(resp);
+		}
+	}
+	if (err == -ECANCELED) {
+		/* the transport is going away: no handler may touch the model */
+		sw->pending--;
+		free(q);
+		return;
+	}
+	switch (q->kind) {
+	case SR_NODEINFO:
+	case SR_NODEDESC:
+	case SR_SWITCHINFO:
+	case SR_SI_CLEAR:
+	case SR_PORTINFO:
+	case SR_LIGHT_SI:
+	case SR_LIGHT_PI:
+		discover_handle(sw, q, &h, data, err);
+		break;
+	case SR_PI_CONFIG:
+	case SR_PI_ACTIVE:
+		link_handle(sw, q, &h, data, err);
+		break;
+	case SR_SI_SET:
+	case SR_LFT:
+		program_handle(sw, q, &h, data, err);
+		break;
+	}
+	free(q);
+	sw->pending--;
+	sweep_kick(sw);
+}
+
+void sweep_send(struct sweep *sw, const struct ibsm_smp_req *r, const struct sreq *ctx)
+{
+	struct sreq *q = xmalloc(sizeof(*q));
+
+	*q = *ctx;
+	q->sw = sw;
+	sw->pending++;
+	xport_send_smp(sw->sm->xport, r, 0, sreq_complete, q);
+}
+
+void sweep_error(struct sweep *sw, const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+
+	sw->res.errors++;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	log_rl(&sweep_rl, IBSM_LOG_WARN, "%s", text);
+	if (!sw->res.reason[0])
+		snprintf(sw->res.reason, sizeof(sw->res.reason), "%.200s", text);
+}
+
+static void space_cb(void *arg)
+{
+	struct ibsm_sm *sm = arg;
+
+	if (sm->sweep)
+		sweep_kick(sm->sweep);
+}
+
+void sweep_kick(struct sweep *sw)
+{
+	struct ibsm_xport *x = sw->sm->xport;
+
+	while (sw->producing && xport_has_space(x))
+		sw->producing = sw->produce(sw);
+	if (!sw->producing && sw->pending == 0 && sw->phase_done) {
+		void (*done)(struct sweep *) = sw->phase_done;
+
+		sw->phase_done = NULL;
+		done(sw);
+	}
+}
+
+/* set up a phase: done runs when its SMPs are all answered */
+static void phase_enter(struct sweep *sw, enum sweep_phase ph, void (*done)(struct sweep *))
+{
+	sw->phase = ph;
+	sw->t_phase = now_ms();
+	sw->phase_done = done;
+	sw->produce = NULL;
+	sw->producing = false;
+	sw->it_node = 0;
+	sw->it_sub = 0;
+}
+
+/* --- heavy sweep --- */
+
+static void node_gone(void *arg, struct ibsm_node *n)
+{
+	struct sweep *sw = arg;
+
+	sw->res.nodes_removed++;
+	sm_event(sw->sm, "node_lost", "lost %s node 0x%016" PRIx64 " \"%s\"",
+		 node_type_name(n->type), n->guid, n->desc);
+}
+
+static void phase_discovered(struct sweep *sw)
+{
+	struct ibsm_sm *sm = sw->sm;
+
+	fabric_prune(&sm->fabric, node_gone, sw);
+	log_debug("discovery done in %" PRIu64 " ms: %u nodes, %u switches, %u links",
+		  now_ms() - sw->t_phase, sm->fabric.nnodes, sm->fabric.nswitches,
+		  sm->fabric.nlinks);
+	if (!sm->fabric.sm_port) {
+		sweep_error(sw, "the sm port did not answer: nothing to configure");
+		sweep_finish(sw);
+		return;
+	}
+	phase_configure(sw);
+}
+
+static void phase_configure(struct sweep *sw)
+{
+	sw->res.lids_changed = link_assign_lids(sw);
+	phase_enter(sw, PH_CONFIGURE, phase_route_program);
+	link_configure_start(sw);
+}
+
+static void phase_route_program(struct sweep *sw)
+{
+	struct ibsm_sm *sm = sw->sm;
+	struct ibsm_topo *t;
+	struct ibsm_routes *r;
+	uint64_t t0 = now_ms();
+	int err;
+
+	t = topo_from_fabric(&sm->fabric);
+	r = routes_new(t);
+	err = route_minhop(t, r);
+	if (err < 0) {
+		sweep_error(sw, "routing failed: %s", r->why[0] ? r->why : strerror(-err));
+		routes_del(r);
+		topo_del(t);
+		phase_activate(sw);
+		return;
+	}
+	log_debug("routing done in %" PRIu64 " ms: %u switches, max lid %u", now_ms() - t0, t->nsw,
+		  r->max_lid);
+	routes_del(sm->routes);
+	topo_del(sm->topo);
+	sm->routes = r;
+	sm->topo = t;
+	phase_enter(sw, PH_PROGRAM, phase_activate);
+	program_start(sw);
+}
+
+static void phase_activate(struct sweep *sw)
+{
+	phase_enter(sw, PH_ACTIVATE, phase_heavy_done);
+	link_activate_start(sw);
+}
+
+static void phase_heavy_done(struct sweep *sw)
+{
+	sweep_finish(sw);
+}
+
+/* --- sweep lifecycle --- */
+
+static void sweep_begin(struct ibsm_sm *sm, bool heavy)
+{
+	struct sweep *sw = xcalloc(1, sizeof(*sw));
+
+	sw->sm = sm;
+	sw->heavy = heavy;
+	sw->t_start = now_ms();
+	sw->res.heavy = heavy;
+	sm->sweep = sw;
+	sm->act_count++;
+	if (heavy) {
+		sm->want_heavy = false;
+		sm->want_light = false;
+		sm->stats.heavy_sweeps++;
+		if (sm->state != IBSM_SM_MASTER)
+			sm->state = IBSM_SM_DISCOVERING;
+		log_debug("heavy sweep %" PRIu64 " starts (%s)", sm->stats.heavy_sweeps,
+			  sm->want_why[0] ? sm->want_why : "scheduled");
+		phase_enter(sw, PH_DISCOVER, phase_discovered);
+		discover_start(sw);
+	} else {
+		sm->want_light = false;
+		sm->stats.light_sweeps++;
+		phase_enter(sw, PH_LIGHT, sweep_finish);
+		light_start(sw);
+	}
+	sm->want_why[0] = '\0';
+	sweep_kick(sw);
+}
+
+static void schedule_start(struct ibsm_sm *sm)
+{
+	struct timeval tv = {0, 0};
+
+	if (!sm->sweep && (sm->want_heavy || sm->want_light))
+		evtimer_add(sm->start_ev, &tv);
+}
+
+static void sweep_finish(struct sweep *sw)
+{
+	struct ibsm_sm *sm = sw->sm;
+	struct ibsm_sweep_result res = sw->res;
+	bool was_up = sm->subnet_up;
+	int err;
+
+	res.duration_ms = now_ms() - sw->t_start;
+	if (sw->heavy) {
+		res.ok = res.errors == 0 && sw->incomplete == 0 && sm->fabric.sm_port;
+		if (!res.ok && !res.reason[0])
+			snprintf(res.reason, sizeof(res.reason), "%u nodes or ports incomplete",
+				 sw->incomplete);
+		sm->state = IBSM_SM_MASTER;
+		sm->subnet_up = res.ok || (was_up && res.errors == 0);
+		if (res.ok)
+			sm->subnet_up = true;
+		sm->last_heavy = res;
+		sm->last_heavy_end_ms = now_ms();
+		err = lidmgr_save(sm->lids);
+		if (err < 0 && err != -EUCLEAN)
+			log_warnx("cannot save guid2lid: %s", strerror(-err));
+		if (res.ok) {
+			sm->failed_in_row = 0;
+			if (!was_up)
+				sm_event(sm, "subnet_up",
+					 "subnet up: %u nodes (%u switches, %u cas), %u links, "
+					 "heavy sweep %" PRIu64 " ms",
+					 sm->fabric.nnodes, sm->fabric.nswitches, sm->fabric.ncas,
+					 sm->fabric.nlinks, res.duration_ms);
+		} else {
+			struct timeval tv;
+			unsigned backoff;
+
+			sm->failed_in_row++;
+			backoff = MIN(sm->failed_in_row, 10u);
+			sm_event(sm, "sweep_incomplete",
+				 "heavy sweep incomplete after %" PRIu64 " ms: %u errors, %s; "
+				 "sweeping again in %u s",
+				 res.duration_ms, res.errors, res.reason, backoff);
+			tv.tv_sec = backoff;
+			tv.tv_usec = 0;
+			evtimer_add(sm->retry_timer, &tv);
+		}
+		log_info("heavy sweep: %" PRIu64 " ms, %u smps, %u nodes, %u links, %u lids assigned, "
+			 "%u port sets, %u lft blocks, %u errors",
+			 res.duration_ms, res.smps, sm->fabric.nnodes, sm->fabric.nlinks,
+			 res.lids_changed, res.ports_set, res.blocks_sent, res.errors);
+	} else {
+		sm->last_light = res;
+		if (res.changed)
+			sm_request_sweep(sm, true, res.reason[0] ? res.reason : "light sweep found a change");
+	}
+	free(sw);
+	sm->sweep = NULL;
+	if (sm->hooks.sweep_done)
+		sm->hooks.sweep_done(sm->hooks.arg, &res);
+	schedule_start(sm);
+}
+
+/* --- timers --- */
+
+static void start_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ibsm_sm *sm = arg;
+
+	(void)fd;
+	(void)what;
+	if (sm->sweep)
+		return;
+	if (sm->want_heavy)
+		sweep_begin(sm, true);
+	else if (sm->want_light)
+		sweep_begin(sm, false);
+}
+
+static void light_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ibsm_sm *sm = arg;
+
+	(void)fd;
+	(void)what;
+	sm_request_sweep(sm, sm->conf->force_heavy_sweep, "periodic");
+}
+
+static void hold_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ibsm_sm *sm = arg;
+
+	(void)fd;
+	(void)what;
+	schedule_start(sm);
+}
+
+static void retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ibsm_sm *sm = arg;
+
+	(void)fd;
+	(void)what;
+	sm_request_sweep(sm, true, "retry after an incomplete sweep");
+}
+
+void sm_request_sweep(struct ibsm_sm *sm, bool heavy, const char *why)
+{
+	if (heavy)
+		sm->want_heavy = true;
+	else
+		sm->want_light = true;
+	if (why && !sm->want_why[0])
+		snprintf(sm->want_why, sizeof(sm->want_why), "%s", why);
+	/* while traps are being batched, the hold timer starts the sweep */
+	if (!evtimer_pending(sm->hold_timer, NULL))
+		schedule_start(sm);
+}
+
+void sm_trap_change(struct ibsm_sm *sm, const char *why)
+{
+	struct timeval tv;
+	int64_t hold = sm->conf->sweep_hold_ms;
+
+	sm->want_heavy = true;
+	if (!sm->want_why[0])
+		snprintf(sm->want_why, sizeof(sm->want_why), "%s", why);
+	if (evtimer_pending(sm->hold_timer, NULL))
+		return;
+	tv.tv_sec = hold / 1000;
+	tv.tv_usec = (hold % 1000) * 1000;
+	evtimer_add(sm->hold_timer, &tv);
+}
+
+bool sm_sweeping(const struct ibsm_sm *sm)
+{
+	return sm->sweep != NULL;
+}
+
+/* --- lifecycle --- */
+
+struct ibsm_sm *sm_new(struct event_base *base, struct ibsm_conf *conf, struct ibsm_xport *x,
+		       uint64_t port_guid, const struct ibsm_sm_hooks *hooks)
+{
+	struct ibsm_sm *sm = xcalloc(1, sizeof(*sm));
+	char *path;
+
+	sm->base = base;
+	sm->conf = conf;
+	sm->xport = x;
+	sm->port_guid = port_guid;
+	sm->state = IBSM_SM_DISCOVERING;
+	if (hooks)
+		sm->hooks = *hooks;
+	fabric_init(&sm->fabric);
+	path = conf->cache_dir ? xasprintf("%s/guid2lid", conf->cache_dir) : NULL;
+	sm->lids = lidmgr_new(path);
+	free(path);
+	sm->start_ev = evtimer_new(base, start_cb, sm);
+	sm->light_timer = event_new(base, -1, EV_PERSIST, light_timer_cb, sm);
+	sm->hold_timer = evtimer_new(base, hold_cb, sm);
+	sm->retry_timer = evtimer_new(base, retry_cb, sm);
+	if (!sm->start_ev || !sm->light_timer || !sm->hold_timer || !sm->retry_timer)
+		fatalx("cannot create sm timers");
+	sm->start_ms = now_ms();
+	xport_set_space_cb(x, space_cb, sm);
+	return sm;
+}
+
+void sm_del(struct ibsm_sm *sm)
+{
+	if (!sm)
+		return;
+	xport_set_space_cb(sm->xport, NULL, NULL);
+	smstate_fini(sm);
+	if (sm->sweep) {
+		/* cancelled SMPs still reference the sweep: let them drain first */
+		xport_cancel_all(sm->xport);
+		free(sm->sweep);
+		sm->sweep = NULL;
+	}
+	event_free(sm->start_ev);
+	event_free(sm->light_timer);
+	event_free(sm->hold_timer);
+	event_free(sm->retry_timer);
+	routes_del(sm->routes);
+	topo_del(sm->topo);
+	lidmgr_del(sm->lids);
+	fabric_fini(&sm->fabric);
+	conf_del(sm->conf);
+	free(sm);
+}
+
+int sm_start(struct ibsm_sm *sm)
+{
+	struct conf_errors errs = {0};
+	struct timeval tv;
+	size_t i;
+	int r;
+
+	if (sm->conf->cache_dir) {
+		r = mkdir_p(sm->conf->cache_dir, 0755);
+		if (r < 0)
+			log_warnx("cannot create cache dir %s: %s", sm->conf->cache_dir,
+				  strerror(-r));
+	}
+	r = lidmgr_load(sm->lids, &errs);
+	for (i = 0; i < errs.n; i++)
+		log_warnx("%s", errs.msg[i]);
+	if (r > 0)
+		log_warnx("guid2lid has %d bad lines: they are ignored, and the file is left as it "
+			  "is until it is fixed",
+			  r);
+	else if (r < 0)
+		log_warnx("cannot read guid2lid: %s", strerror(-r));
+	conf_errors_free(&errs);
+	smstate_init(sm);
+	if (sm->conf->sweep_interval > 0) {
+		tv.tv_sec = sm->conf->sweep_interval;
+		tv.tv_usec = 0;
+		evtimer_add(sm->light_timer, &tv);
+	}
+	sm_request_sweep(sm, true, "start");
+	return 0;
+}
+
+int sm_save(struct ibsm_sm *sm)
+{
+	int r = lidmgr_save(sm->lids);
+
+	return r == -EUCLEAN ? 0 : r;
+}

@@ -1,3 +1,114 @@
+/*
+ * sm.h: the subnet manager core: one object owning the fabric model, the
+ * LID store and the routes, driving sweeps over a MAD transport. It lives
+ * on the event loop; the daemon creates it and reacts to its hooks.
+ *
+ * A heavy sweep is: discover (directed-route walk) -> assign LIDs ->
+ * configure ports and arm them -> route -> program switches (SwitchInfo,
+ * changed LFT blocks) -> activate ports -> subnet up. A light sweep reads
+ * every switch's SwitchInfo and escalates to a heavy sweep on any change.
+ */
 #ifndef IBSM_SM_H
 #define IBSM_SM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "conf.h"
+#include "fabric.h"
+#include "mad/smp.h"
+
+struct event;
+struct event_base;
+struct ibsm_xport;
+struct ibsm_lidmgr;
+struct ibsm_topo;
+struct ibsm_routes;
+struct sweep;
+
+/* what one sweep did */
+struct ibsm_sweep_result {
+	bool heavy;
+	bool ok;               /* heavy: every reachable port configured, every switch programmed */
+	bool changed;          /* light: a change was found (a heavy sweep follows) */
+	uint64_t duration_ms;
+	uint32_t smps;         /* SMPs this sweep completed (answered or failed) */
+	uint32_t errors;       /* SMPs that failed or were refused */
+	uint32_t nodes_added, nodes_removed;
+	uint32_t lids_changed; /* ports whose LID was (re)assigned */
+	uint32_t ports_set;    /* PortInfo Sets (configure, arm, activate) */
+	uint32_t blocks_sent;  /* LFT blocks written */
+	char reason[256];      /* why not ok */
+};
+
+struct ibsm_sm_hooks {
+	/* after every sweep */
+	void (*sweep_done)(void *arg, const struct ibsm_sweep_result *r);
+	/* something an admin should see in the event stream: type and a one-line text */
+	void (*event)(void *arg, const char *type, const char *text);
+	void *arg;
+};
+
+struct ibsm_sm_stats {
+	uint64_t heavy_sweeps, light_sweeps;
+	uint64_t traps, traps_by_num[4]; /* 128, 129-131, 144, other */
+	uint64_t sminfo_queries;
+	uint64_t bad_smps;               /* responses that failed validation */
+	uint64_t lft_blocks_sent;
+	uint64_t port_sets;
+};
+
+struct ibsm_sm {
+	struct event_base *base;
+	struct ibsm_conf *conf;        /* owned */
+	struct ibsm_xport *xport;      /* not owned */
+	struct ibsm_fabric fabric;
+	struct ibsm_lidmgr *lids;      /* owned */
+	struct ibsm_sm_hooks hooks;
+
+	uint64_t port_guid;            /* the port ibsmd runs on */
+	uint8_t state;                 /* enum ibsm_sm_state */
+	uint32_t act_count;
+	bool subnet_up;
+	uint16_t sm_lid;
+	uint16_t max_lid;
+
+	struct sweep *sweep;           /* running sweep, NULL when idle */
+	bool want_heavy;
+	bool want_light;
+	char want_why[128];
+	struct event *start_ev;        /* starts a wanted sweep from the loop */
+	struct event *light_timer;     /* periodic light sweep */
+	struct event *hold_timer;      /* batches traps */
+	struct event *retry_timer;     /* heavy sweep after a failed one */
+	unsigned failed_in_row;
+
+	struct ibsm_topo *topo;        /* snapshot the routes were computed on */
+	struct ibsm_routes *routes;    /* last routes programmed */
+
+	struct ibsm_sm_stats stats;
+	struct ibsm_sweep_result last_heavy;
+	struct ibsm_sweep_result last_light;
+	uint64_t last_heavy_end_ms;
+	uint64_t start_ms;
+};
+
+/* create; conf is taken over. The transport must outlive the SM. */
+struct ibsm_sm *sm_new(struct event_base *base, struct ibsm_conf *conf, struct ibsm_xport *x,
+		       uint64_t port_guid, const struct ibsm_sm_hooks *hooks);
+void sm_del(struct ibsm_sm *sm);
+/* load guid2lid, register MAD handlers, start the first heavy sweep */
+int sm_start(struct ibsm_sm *sm);
+/* ask for a sweep; heavy wins over light; runs when the current one ends */
+void sm_request_sweep(struct ibsm_sm *sm, bool heavy, const char *why);
+/* a trap reported a change: heavy sweep after the hold timer */
+void sm_trap_change(struct ibsm_sm *sm, const char *why);
+/* save state (guid2lid) now, e.g. at exit */
+int sm_save(struct ibsm_sm *sm);
+/* emit an event through the hooks and the log */
+void sm_event(struct ibsm_sm *sm, const char *type, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* true while a sweep runs */
+bool sm_sweeping(const struct ibsm_sm *sm);
+
 #endif

@@ -72,7 +72,8 @@ uint32_t topo_sw_find(const struct ibsm_topo *t, uint64_t guid);
 
 /*
  * Builder for snapshots from other sources (topology files, tests): add
- * switches and end ports, then links, then finish. Indexes are in add order.
+ * switches and end ports, then links, then finish. Switch indexes are in add
+ * order; end ports are regrouped by switch, so find them by GUID or LID.
  */
 struct topo_builder;
 struct topo_builder *topo_builder_new(void);
@@ -87,5 +88,11 @@ void topo_builder_link_sw(struct topo_builder *b, uint32_t a, uint8_t pa, uint32
 void topo_builder_link_ep(struct topo_builder *b, uint32_t e, uint32_t s, uint8_t ps);
 /* build (consumes the builder) */
 struct ibsm_topo *topo_builder_finish(struct topo_builder *b);
+
+struct topofile;
+/* snapshot of a topology file (offline mode, tests): switches get LIDs 1..n
+ * in file order, then every cabled CA/router port an aligned block of 2^lmc;
+ * NULL when they do not fit in the unicast LID space */
+struct ibsm_topo *topo_from_topofile(const struct topofile *tf, uint8_t lmc);
 
 #endif

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -263,23 +264,39 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 	return 0;
 }
 
+/* mkdir that accepts an existing directory, but not an existing file */
+static int mkdir_one(const char *path, unsigned mode)
+{
+	struct stat st;
+
+	if (mkdir(path, mode) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return -errno;
+	if (stat(path, &st) < 0)
+		return -errno;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
 int mkdir_p(const char *path, unsigned mode)
 {
-	char *p, *s = xstrdup(path);
+	char *p, *s;
 	int err = 0;
 
+	if (!*path)
+		return -ENOENT;
+	s = xstrdup(path);
 	for (p = s + 1; *p; p++) {
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(s, mode) < 0 && errno != EEXIST) {
-			err = -errno;
+		err = mkdir_one(s, mode);
+		if (err < 0)
 			break;
-		}
 		*p = '/';
 	}
-	if (!err && mkdir(s, mode) < 0 && errno != EEXIST)
-		err = -errno;
+	if (!err)
+		err = mkdir_one(s, mode);
 	free(s);
 	return err;
 }
@@ -289,11 +306,16 @@ int parse_u64(const char *s, uint64_t max, uint64_t *out)
 	char *end;
 	unsigned long long v;
 
-	if (!s || !*s || *s == '-' || *s == '+')
+	/* a digit first: strtoull would skip blanks and accept a sign */
+	if (!s || !isdigit((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 0);
-	if (errno || *end)
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (errno)
 		return -EINVAL;
 	if (v > max)
 		return -ERANGE;

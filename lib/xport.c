@@ -70,6 +70,7 @@ struct ibsm_xport {
 };
 
 static void slot_timeout(evutil_socket_t fd, short what, void *arg);
+static void pump(struct ibsm_xport *x);
 
 static void slots_ensure(struct ibsm_xport *x, unsigned n)
 {
@@ -138,6 +139,8 @@ void xport_set_params(struct ibsm_xport *x, unsigned window, unsigned timeout_ms
 	x->timeout_ms = timeout_ms ? timeout_ms : 1;
 	x->retries = retries;
 	slots_ensure(x, window);
+	/* a wider window has room for queued requests now */
+	pump(x);
 }
 
 static void req_finish(struct xreq *r, int err, const uint8_t *resp, size_t len)
@@ -184,16 +187,19 @@ void xport_del(struct ibsm_xport *x)
 		return;
 	x->space_cb = NULL;
 	xport_cancel_all(x);
-	/* requests queued by cancel callbacks are dropped silently */
+	/* requests queued by cancel callbacks are dropped silently, whether
+	 * still queued or already put in a slot */
 	while (x->qhead) {
 		struct xreq *r = x->qhead;
 
 		x->qhead = r->next;
 		free(r);
 	}
-	for (i = 0; i < x->nslots; i++)
+	for (i = 0; i < x->nslots; i++) {
+		free(x->slots[i].req);
 		if (x->slots[i].timer)
 			event_free(x->slots[i].timer);
+	}
 	free(x->slots);
 	free(x);
 }
@@ -241,7 +247,8 @@ static void pump(struct ibsm_xport *x)
 {
 	unsigned i;
 
-	for (i = 0; i < x->window && x->qhead; i++) {
+	/* after the window shrank, slots past it may still be in flight */
+	for (i = 0; i < x->window && x->qhead && x->inflight < x->window; i++) {
 		struct slot *s = &x->slots[i];
 
 		if (s->req)

@@ -54,7 +54,7 @@ struct ibsm_xport_stats {
 };
 
 /* result of a request: 0 with resp (whose MAD status the caller checks),
- * -ETIMEDOUT after the last retry, -EIO on send error, -ECANCELED */
+ * -ETIMEDOUT after the last retry (send errors are retried too), -ECANCELED */
 typedef void (*ibsm_xport_cb)(void *arg, int err, const uint8_t *resp, size_t len);
 /* an unsolicited request of a registered class */
 typedef void (*ibsm_xport_handler)(void *arg, const uint8_t *mad, size_t len,

@@ -1,2 +1,556 @@
+/*
+ * fakefab.c: in-process fake fabric for unit tests (see fakefab.h).
+ */
 #include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
 #include "fakefab.h"
+#include "mad/smp.h"
+#include "util.h"
+
+#define FF_LFT_SIZE (768 * 64)
+
+struct ff_port {
+	int peer;        /* node index or -1 */
+	int peer_port;
+	struct ibsm_portinfo pi;
+	uint64_t guid;
+};
+
+struct ff_node {
+	uint8_t type;
+	uint8_t nports;
+	uint64_t guid;
+	char desc[64];
+	struct ff_port *ports; /* [0..nports] */
+	/* switch */
+	uint8_t *lft;
+	struct ibsm_switchinfo si;
+	int drop;
+	bool drop_silent;
+};
+
+struct fakefab {
+	struct event_base *base;
+	struct ibsm_xport *x;
+	struct ff_node *nodes;
+	int n;
+	int sm_node, sm_port;
+	struct fakefab_counts cnt;
+	unsigned seed;
+};
+
+struct delivery {
+	struct fakefab *ff;
+	uint8_t mad[IBSM_MAD_SIZE];
+	struct ibsm_mad_addr from;
+	int status;
+};
+
+static void deliver_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct delivery *d = arg;
+
+	(void)fd;
+	(void)what;
+	if (d->ff->x)
+		xport_input(d->ff->x, d->mad, IBSM_MAD_SIZE, &d->from, d->status);
+	free(d);
+}
+
+static void deliver(struct fakefab *ff, const uint8_t *mad, uint16_t from_lid, int status)
+{
+	struct delivery *d = xcalloc(1, sizeof(*d));
+	struct timeval tv = {0, 0};
+
+	d->ff = ff;
+	memcpy(d->mad, mad, IBSM_MAD_SIZE);
+	d->from.lid = from_lid;
+	d->status = status;
+	event_base_once(ff->base, -1, EV_TIMEOUT, deliver_cb, d, &tv);
+}
+
+static struct ff_port *port_at(struct fakefab *ff, int node, int port)
+{
+	return &ff->nodes[node].ports[port];
+}
+
+static void init_port(struct ff_node *nd, int p, uint64_t guid)
+{
+	struct ff_port *pt = &nd->ports[p];
+
+	memset(&pt->pi, 0, sizeof(pt->pi));
+	pt->guid = guid;
+	pt->pi.local_port = (uint8_t)p;
+	pt->pi.cap_mask = nd->type == IBSM_NODE_SWITCH ? 0 : 0x02010048;
+	pt->pi.link_width_supported = 3;
+	pt->pi.link_width_enabled = 3;
+	pt->pi.link_speed_supported = 1;
+	pt->pi.link_speed_enabled = 1;
+	pt->pi.mtu_cap = nd->type == IBSM_NODE_SWITCH ? 5 : 4; /* 4096 switches, 2048 CAs */
+	pt->pi.vl_cap = nd->type == IBSM_NODE_SWITCH ? 4 : 3;
+	pt->pi.op_vls = 1;
+	pt->pi.neighbor_mtu = 1;
+	pt->pi.port_state = IBSM_PORT_DOWN;
+	pt->pi.phys_state = IBSM_PHYS_POLLING;
+	pt->pi.link_down_def = 2;
+	pt->pi.vl_arb_high_cap = 8;
+	pt->pi.vl_arb_low_cap = 8;
+}
+
+static void link_up(struct fakefab *ff, int a, int pa, int b, int pb)
+{
+	struct ff_port *x = port_at(ff, a, pa), *y = port_at(ff, b, pb);
+
+	x->peer = b;
+	x->peer_port = pb;
+	y->peer = a;
+	y->peer_port = pa;
+	x->pi.phys_state = y->pi.phys_state = IBSM_PHYS_LINKUP;
+	x->pi.port_state = y->pi.port_state = IBSM_PORT_INIT;
+	x->pi.link_width_active = y->pi.link_width_active = 2;
+	x->pi.link_speed_active = y->pi.link_speed_active = 1;
+}
+
+struct fakefab *fakefab_new(struct event_base *base, const struct topofile *tf, int sm_node,
+			    int sm_port)
+{
+	struct fakefab *ff = xcalloc(1, sizeof(*ff));
+	size_t i;
+	int p;
+
+	ff->base = base;
+	ff->n = (int)tf->n;
+	ff->sm_node = sm_node;
+	ff->sm_port = sm_port;
+	ff->seed = 12345;
+	ff->nodes = xcalloc(tf->n, sizeof(*ff->nodes));
+	for (i = 0; i < tf->n; i++) {
+		const struct topofile_node *t = &tf->nodes[i];
+		struct ff_node *nd = &ff->nodes[i];
+
+		nd->type = t->type;
+		nd->nports = t->nports;
+		nd->guid = t->guid;
+		snprintf(nd->desc, sizeof(nd->desc), "%s", t->desc ? t->desc : t->name);
+		nd->ports = xcalloc((size_t)t->nports + 1, sizeof(*nd->ports));
+		for (p = 0; p <= t->nports; p++) {
+			uint64_t g = t->type == IBSM_NODE_SWITCH ? t->guid
+				     : t->ports[p].guid     ? t->ports[p].guid
+							    : t->guid + (uint64_t)p;
+			init_port(nd, p, g);
+			nd->ports[p].peer = -1;
+		}
+		if (nd->type == IBSM_NODE_SWITCH) {
+			nd->lft = xmalloc(FF_LFT_SIZE);
+			memset(nd->lft, 0xff, FF_LFT_SIZE);
+			nd->si.lft_cap = FF_LFT_SIZE;
+			nd->si.mft_cap = 1024;
+			nd->si.lids_per_port = 1;
+			nd->si.partition_enf_cap = 32;
+			nd->ports[0].pi.port_state = IBSM_PORT_ACTIVE;
+			nd->ports[0].pi.phys_state = IBSM_PHYS_LINKUP;
+		}
+	}
+	for (i = 0; i < tf->n; i++)
+		for (p = 1; p <= tf->nodes[i].nports; p++) {
+			const struct topofile_port *tp = &tf->nodes[i].ports[p];
+
+			if (tp->peer >= 0 && ((int)i < tp->peer || ((int)i == tp->peer &&
+								   p < tp->peer_port)))
+				link_up(ff, (int)i, p, tp->peer, tp->peer_port);
+		}
+	return ff;
+}
+
+void fakefab_del(struct fakefab *ff)
+{
+	int i;
+
+	if (!ff)
+		return;
+	for (i = 0; i < ff->n; i++) {
+		free(ff->nodes[i].ports);
+		free(ff->nodes[i].lft);
+	}
+	free(ff->nodes);
+	free(ff);
+}
+
+void fakefab_attach(struct fakefab *ff, struct ibsm_xport *x)
+{
+	ff->x = x;
+}
+
+/* --- SMA --- */
+
+static int sma_portinfo(struct fakefab *ff, int node, int arrival, bool set, uint32_t mod,
+			uint8_t *data)
+{
+	struct ff_node *nd = &ff->nodes[node];
+	struct ibsm_portinfo in;
+	struct ff_port *pt, *rp;
+	int num = (int)mod;
+
+	if (num > nd->nports)
+		return IBSM_STATUS_INVALID_FIELD;
+	if (num == 0 && nd->type != IBSM_NODE_SWITCH)
+		num = arrival;
+	if (set && nd->type != IBSM_NODE_SWITCH && num != arrival)
+		return IBSM_STATUS_INVALID_FIELD;
+	pt = &nd->ports[num];
+	if (set) {
+		int st;
+
+		portinfo_decode(data, &in);
+		if (in.op_vls > pt->pi.vl_cap)
+			return IBSM_STATUS_INVALID_FIELD;
+		st = in.port_state;
+		rp = pt->peer >= 0 ? port_at(ff, pt->peer, pt->peer_port) : NULL;
+		if (st == IBSM_PORT_ARMED || st == IBSM_PORT_ACTIVE) {
+			if (!rp || pt->pi.port_state != st - 1 || rp->pi.port_state < st - 1)
+				return IBSM_STATUS_INVALID_FIELD;
+		} else if (st == IBSM_PORT_DOWN && rp) {
+			pt->pi.port_state = rp->pi.port_state = IBSM_PORT_INIT;
+		} else if (st > IBSM_PORT_ACTIVE) {
+			return IBSM_STATUS_INVALID_FIELD;
+		}
+		pt->pi.mkey = in.mkey;
+		pt->pi.gid_prefix = in.gid_prefix;
+		pt->pi.lid = in.lid;
+		pt->pi.sm_lid = in.sm_lid;
+		pt->pi.lmc = in.lmc;
+		pt->pi.neighbor_mtu = in.neighbor_mtu;
+		pt->pi.op_vls = in.op_vls;
+		pt->pi.hoq_life = in.hoq_life;
+		pt->pi.vl_stall_count = in.vl_stall_count;
+		pt->pi.subnet_timeout = in.subnet_timeout;
+		pt->pi.sm_sl = in.sm_sl;
+		pt->pi.local_phys_err = in.local_phys_err;
+		pt->pi.overrun_err = in.overrun_err;
+		if (st == IBSM_PORT_ARMED || st == IBSM_PORT_ACTIVE)
+			pt->pi.port_state = (uint8_t)st;
+		ff->cnt.pi_sets++;
+	}
+	memset(data, 0, IBSM_SMP_DATA_SIZE);
+	portinfo_encode(data, &pt->pi);
+	return 0;
+}
+
+static int sma_handle(struct fakefab *ff, int node, int arrival, uint8_t *mad)
+{
+	struct ff_node *nd = &ff->nodes[node];
+	struct ibsm_mad_hdr h;
+	uint8_t *data = mad + IBSM_SMP_DATA_OFF;
+	bool set;
+
+	mad_hdr_decode(mad, IBSM_MAD_SIZE, &h);
+	set = h.method == IBSM_METHOD_SET;
+	if (set)
+		ff->cnt.sets++;
+	else
+		ff->cnt.gets++;
+	switch (h.attr_id) {
+	case IBSM_ATTR_NODE_INFO: {
+		struct ibsm_nodeinfo ni = {
+			.base_version = 1,
+			.class_version = 1,
+			.node_type = nd->type,
+			.num_ports = nd->nports,
+			.sys_guid = nd->guid,
+			.node_guid = nd->guid,
+			.port_guid = nd->ports[arrival].guid,
+			.partition_cap = 32,
+			.local_port = (uint8_t)arrival,
+			.vendor_id = 0x2c9,
+		};
+		if (set)
+			return IBSM_STATUS_METHOD_ATTR_UNSUPP;
+		memset(data, 0, IBSM_SMP_DATA_SIZE);
+		nodeinfo_encode(data, &ni);
+		return 0;
+	}
+	case IBSM_ATTR_NODE_DESC:
+		memset(data, 0, IBSM_SMP_DATA_SIZE);
+		memcpy(data, nd->desc, strlen(nd->desc));
+		return set ? IBSM_STATUS_METHOD_ATTR_UNSUPP : 0;
+	case IBSM_ATTR_PORT_INFO:
+		return sma_portinfo(ff, node, arrival, set, h.attr_mod, data);
+	case IBSM_ATTR_SWITCH_INFO: {
+		struct ibsm_switchinfo in;
+
+		if (nd->type != IBSM_NODE_SWITCH)
+			return IBSM_STATUS_METHOD_ATTR_UNSUPP;
+		if (set) {
+			switchinfo_decode(data, &in);
+			if (in.port_state_change)
+				nd->si.port_state_change = 0;
+			nd->si.lft_top = in.lft_top;
+			nd->si.life_time = in.life_time;
+			ff->cnt.si_sets++;
+		}
+		memset(data, 0, IBSM_SMP_DATA_SIZE);
+		switchinfo_encode(data, &nd->si);
+		return 0;
+	}
+	case IBSM_ATTR_LFT:
+		if (nd->type != IBSM_NODE_SWITCH)
+			return IBSM_STATUS_METHOD_ATTR_UNSUPP;
+		if (h.attr_mod > 767)
+			return IBSM_STATUS_INVALID_FIELD;
+		if (set) {
+			memcpy(nd->lft + h.attr_mod * 64, data, 64);
+			ff->cnt.lft_sets++;
+		}
+		memcpy(data, nd->lft + h.attr_mod * 64, 64);
+		return 0;
+	default:
+		return IBSM_STATUS_METHOD_ATTR_UNSUPP;
+	}
+}
+
+static bool port_up(const struct ff_port *p)
+{
+	return p->peer >= 0 && p->pi.phys_state == IBSM_PHYS_LINKUP;
+}
+
+static bool dropped(struct fakefab *ff, int node)
+{
+	struct ff_node *nd = &ff->nodes[node];
+
+	return nd->drop && (int)(rand_r(&ff->seed) % 100) < nd->drop;
+}
+
+static int ff_send(void *ctx, const uint8_t *in, size_t len, const struct ibsm_mad_addr *to,
+		   unsigned timeout_ms)
+{
+	struct fakefab *ff = ctx;
+	uint8_t mad[IBSM_MAD_SIZE];
+	struct ibsm_mad_hdr h;
+	int node = ff->sm_node, arrival = ff->sm_port, i, status;
+
+	(void)to;
+	(void)timeout_ms;
+	if (len < IBSM_MAD_SIZE)
+		return -EINVAL;
+	memcpy(mad, in, IBSM_MAD_SIZE);
+	mad_hdr_decode(mad, IBSM_MAD_SIZE, &h);
+	if (h.method & IBSM_METHOD_RESP || h.method == IBSM_METHOD_TRAP_REPRESS)
+		return 0; /* answers from the SM: nothing to do */
+	ff->cnt.smps++;
+	if (h.mgmt_class != IBSM_CLASS_SMI_DIRECT) {
+		deliver(ff, mad, 0, ETIMEDOUT); /* LID routing is not simulated */
+		return 0;
+	}
+	/* walk the initial path: p[1] leaves the SM's node, then switch hops */
+	for (i = 1; i <= h.hop_cnt; i++) {
+		int egress = mad[128 + i];
+		struct ff_port *pt;
+
+		if (i > 1 && ff->nodes[node].type != IBSM_NODE_SWITCH)
+			goto undelivered;
+		if (i == 1 && ff->nodes[node].type != IBSM_NODE_SWITCH)
+			egress = egress ? egress : arrival;
+		if (egress < 1 || egress > ff->nodes[node].nports)
+			goto undelivered;
+		pt = port_at(ff, node, egress);
+		if (!port_up(pt))
+			goto undelivered;
+		arrival = pt->peer_port;
+		node = pt->peer;
+		if (dropped(ff, node))
+			goto drop;
+	}
+	status = sma_handle(ff, node, arrival, mad);
+	smp_make_response(mad, (uint16_t)status, NULL);
+	deliver(ff, mad, 0, 0);
+	return 0;
+drop:
+	ff->cnt.dropped++;
+	if (ff->nodes[node].drop_silent)
+		return 0;
+undelivered:
+	deliver(ff, mad, 0, ETIMEDOUT);
+	return 0;
+}
+
+const struct ibsm_xport_backend fakefab_backend = {.send = ff_send};
+
+/* --- faults --- */
+
+static void send_trap128(struct fakefab *ff, int node)
+{
+	struct ff_node *nd = &ff->nodes[node];
+	uint8_t mad[IBSM_MAD_SIZE] = {0};
+	struct ibsm_mad_hdr h = {
+		.base_version = 1,
+		.mgmt_class = IBSM_CLASS_SMI,
+		.class_version = 1,
+		.method = IBSM_METHOD_TRAP,
+		.tid = 0x1234,
+		.attr_id = IBSM_ATTR_NOTICE,
+	};
+	struct ibsm_notice n = {.generic = true, .type = 1, .producer_or_vendor = 2,
+				.trap_num = 128, .issuer_lid = nd->ports[0].pi.lid};
+
+	if (nd->type != IBSM_NODE_SWITCH || !nd->ports[0].pi.lid)
+		return;
+	mad_hdr_encode(mad, &h);
+	notice_encode(mad + IBSM_SMP_DATA_OFF, &n);
+	deliver(ff, mad, nd->ports[0].pi.lid, 0);
+}
+
+void fakefab_unlink(struct fakefab *ff, int node, int port, bool trap)
+{
+	struct ff_port *a = port_at(ff, node, port), *b;
+	int pn, pp;
+
+	if (a->peer < 0)
+		return;
+	pn = a->peer;
+	pp = a->peer_port;
+	b = port_at(ff, pn, pp);
+	a->pi.phys_state = b->pi.phys_state = IBSM_PHYS_POLLING;
+	a->pi.port_state = b->pi.port_state = IBSM_PORT_DOWN;
+	/* keep the cable's other end so relink can restore it */
+	if (ff->nodes[node].type == IBSM_NODE_SWITCH)
+		ff->nodes[node].si.port_state_change = 1;
+	if (ff->nodes[pn].type == IBSM_NODE_SWITCH)
+		ff->nodes[pn].si.port_state_change = 1;
+	if (trap) {
+		send_trap128(ff, node);
+		send_trap128(ff, pn);
+	}
+}
+
+void fakefab_relink(struct fakefab *ff, int node, int port)
+{
+	struct ff_port *a = port_at(ff, node, port);
+
+	if (a->peer < 0)
+		return;
+	link_up(ff, node, port, a->peer, a->peer_port);
+	if (ff->nodes[node].type == IBSM_NODE_SWITCH)
+		ff->nodes[node].si.port_state_change = 1;
+	if (ff->nodes[a->peer].type == IBSM_NODE_SWITCH)
+		ff->nodes[a->peer].si.port_state_change = 1;
+}
+
+void fakefab_set_drop(struct fakefab *ff, int node, int percent, bool silent)
+{
+	ff->nodes[node].drop = percent;
+	ff->nodes[node].drop_silent = silent;
+}
+
+/* --- inspection --- */
+
+int fakefab_port_state(const struct fakefab *ff, int node, int port)
+{
+	return ff->nodes[node].ports[port].pi.port_state;
+}
+
+uint16_t fakefab_port_lid(const struct fakefab *ff, int node, int port)
+{
+	return ff->nodes[node].ports[port].pi.lid;
+}
+
+uint8_t fakefab_port_lmc(const struct fakefab *ff, int node, int port)
+{
+	return ff->nodes[node].ports[port].pi.lmc;
+}
+
+int fakefab_neighbor_mtu(const struct fakefab *ff, int node, int port)
+{
+	return ff->nodes[node].ports[port].pi.neighbor_mtu;
+}
+
+int fakefab_op_vls(const struct fakefab *ff, int node, int port)
+{
+	return ff->nodes[node].ports[port].pi.op_vls;
+}
+
+uint8_t fakefab_lft(const struct fakefab *ff, int node, uint16_t lid)
+{
+	return ff->nodes[node].lft ? ff->nodes[node].lft[lid] : 0xff;
+}
+
+uint16_t fakefab_lft_top(const struct fakefab *ff, int node)
+{
+	return ff->nodes[node].si.lft_top;
+}
+
+uint64_t fakefab_node_guid(const struct fakefab *ff, int node)
+{
+	return ff->nodes[node].guid;
+}
+
+uint64_t fakefab_port_guid(const struct fakefab *ff, int node, int port)
+{
+	return ff->nodes[node].ports[port].guid;
+}
+
+const struct fakefab_counts *fakefab_counts(const struct fakefab *ff)
+{
+	return &ff->cnt;
+}
+
+void fakefab_reset_counts(struct fakefab *ff)
+{
+	memset(&ff->cnt, 0, sizeof(ff->cnt));
+}
+
+static bool owns_lid(const struct ff_node *nd, int port, uint16_t lid)
+{
+	const struct ibsm_portinfo *pi = &nd->ports[nd->type == IBSM_NODE_SWITCH ? 0 : port].pi;
+
+	return pi->lid && lid >= pi->lid && lid < pi->lid + (1u << pi->lmc);
+}
+
+int fakefab_route(const struct fakefab *ff, int src_node, int src_port, uint16_t dlid, int *hops)
+{
+	const struct ff_port *sp = &ff->nodes[src_node].ports[src_port];
+	int node, port, h = 0;
+
+	if (owns_lid(&ff->nodes[src_node], src_port, dlid)) {
+		if (hops)
+			*hops = 0;
+		return 0;
+	}
+	if (!port_up(sp) || sp->pi.port_state != IBSM_PORT_ACTIVE)
+		return -1;
+	node = sp->peer;
+	port = sp->peer_port;
+	for (;;) {
+		const struct ff_node *nd = &ff->nodes[node];
+		const struct ff_port *out;
+		int egress;
+
+		if (owns_lid(nd, port, dlid))
+			break;
+		if (nd->type != IBSM_NODE_SWITCH || dlid > nd->si.lft_top)
+			return -1;
+		egress = nd->lft[dlid];
+		if (egress == 0) {
+			if (owns_lid(nd, 0, dlid))
+				break;
+			return -1;
+		}
+		if (egress > nd->nports)
+			return -1;
+		out = &nd->ports[egress];
+		if (!port_up(out) || out->pi.port_state != IBSM_PORT_ACTIVE)
+			return -1;
+		if (++h > 64)
+			return -2;
+		node = out->peer;
+		port = out->peer_port;
+	}
+	if (hops)
+		*hops = h;
+	return 0;
+}

@@ -1,18 +1,915 @@
+/*
+ * test_conf.c: lib/conf.c: defaults against what `opensm -c` writes, every
+ * kind of bad line with its exact "file:line: key: reason" message, write
+ * and re-read, dup, reload checks and origin tracking.
+ */
 #include "config.h"
+
 #include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
 #include <stdlib.h>
-START_TEST(t_placeholder) { ck_assert_int_eq(1, 1); }
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "log.h"
+#include "util.h"
+
+#define OPENSM "/usr/sbin/opensm"
+
+static char *tdir;
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)flag;
+	(void)f;
+	return remove(p);
+}
+
+static void setup(void)
+{
+	tdir = strdup("/tmp/ibsm-test-conf.XXXXXX");
+	ck_assert_ptr_nonnull(tdir);
+	ck_assert_ptr_nonnull(mkdtemp(tdir));
+	log_set_level(IBSM_LOG_ERROR); /* "set again" warnings are expected */
+}
+
+static void teardown(void)
+{
+	nftw(tdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(tdir);
+	tdir = NULL;
+}
+
+/* a file in the test's directory holding text; caller frees the path */
+static char *write_text(const char *name, const char *text)
+{
+	char *p = xasprintf("%s/%s", tdir, name);
+	FILE *f = fopen(p, "w");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fputs(text, f) >= 0, 1);
+	ck_assert_int_eq(fclose(f), 0);
+	return p;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	ck_assert_ptr_nonnull(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = xmalloc((size_t)n + 1);
+	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static size_t key_index(const char *name)
+{
+	const struct conf_key_desc *k = conf_key_find(name);
+
+	ck_assert_msg(k != NULL, "no key %s", name);
+	return (size_t)(k - conf_keys);
+}
+
+/* the value of a key as text, in a static buffer */
+static const char *val(const struct ibsm_conf *c, const char *name)
+{
+	static char buf[4][512];
+	static int n;
+
+	n = (n + 1) % 4;
+	conf_format_value(c, key_index(name), buf[n], sizeof(buf[n]));
+	return buf[n];
+}
+
+static void assert_same(const struct ibsm_conf *a, const struct ibsm_conf *b)
+{
+	char x[512], y[512];
+	size_t i;
+
+	for (i = 0; i < CONF_NKEYS; i++) {
+		conf_format_value(a, i, x, sizeof(x));
+		conf_format_value(b, i, y, sizeof(y));
+		ck_assert_msg(!strcmp(x, y), "%s: %s != %s", conf_keys[i].name, x, y);
+	}
+}
+
+/* --- stderr capture, for the warnings that go to the log --- */
+
+static int saved_stderr = -1;
+static char *cap_path;
+
+static void capture_start(void)
+{
+	int fd;
+
+	cap_path = xasprintf("%s/stderr", tdir);
+	fflush(stderr);
+	saved_stderr = dup(2);
+	fd = open(cap_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ge(fd, 0);
+	dup2(fd, 2);
+	close(fd);
+}
+
+static char *capture_end(void)
+{
+	char *s;
+
+	fflush(stderr);
+	dup2(saved_stderr, 2);
+	close(saved_stderr);
+	s = slurp(cap_path);
+	free(cap_path);
+	return s;
+}
+
+/* --- defaults against opensm --- */
+
+/* run `opensm -c out` with its temp and cache dirs in ours; exit status */
+static int run_opensm_c(const char *out)
+{
+	char *env[4];
+	pid_t pid;
+	int st;
+
+	env[0] = xasprintf("OSM_TMP_DIR=%s", tdir);
+	env[1] = xasprintf("OSM_CACHE_DIR=%s", tdir);
+	env[2] = xstrdup("PATH=/usr/sbin:/usr/bin:/sbin:/bin");
+	env[3] = NULL;
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (chdir(tdir) < 0)
+			_exit(126);
+		execle(OPENSM, OPENSM, "-c", out, (char *)NULL, env);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	free(env[0]);
+	free(env[1]);
+	free(env[2]);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+START_TEST(t_defaults_match_opensm)
+{
+	struct ibsm_conf *def, *c;
+	struct conf_errors errs = {0};
+	char *path, *text, *line, *save = NULL;
+	size_t nkeys = 0, lineno = 0, i;
+
+	if (access(OPENSM, X_OK) != 0) {
+		fprintf(stderr, "%s not found: opensm defaults test skipped\n", OPENSM);
+		return;
+	}
+	path = xasprintf("%s/opensm.conf", tdir);
+	ck_assert_int_eq(run_opensm_c(path), 0);
+	ck_assert_int_eq(access(path, R_OK), 0);
+
+	def = conf_new();
+	c = conf_new();
+	ck_assert_int_eq(conf_load_file(c, path, &errs), 0);
+	ck_assert_uint_eq(errs.n, 0);
+	ck_assert_str_eq(c->file, path);
+
+	/* every key opensm writes is known, in the same order as our table,
+	 * with our default, and its origin is the line it is on */
+	text = slurp(path);
+	for (line = text; line; line = save) {
+		char key[128], value[512];
+		size_t k;
+		int n;
+
+		save = strchr(line, '\n');
+		if (save)
+			*save++ = '\0';
+		lineno++;
+		if (!*line || *line == '#')
+			continue;
+		n = sscanf(line, "%127s %511[^\n]", key, value);
+		ck_assert_int_ge(n, 1);
+		ck_assert_msg(conf_key_find(key) != NULL, "opensm key %s unknown", key);
+		k = key_index(key);
+		ck_assert_msg(k == nkeys, "opensm writes %s as key %zu, we have it at %zu", key,
+			      nkeys, k);
+		nkeys++;
+		ck_assert_uint_eq(c->origin[k].kind, CONF_FROM_FILE);
+		ck_assert_uint_eq(c->origin[k].line, lineno);
+		ck_assert_ptr_eq(c->origin[k].file, c->file);
+		if (!strcmp(key, "dump_files_dir")) {
+			/* opensm writes its OSM_TMP_DIR here */
+			ck_assert_str_eq(val(c, key), tdir);
+			ck_assert_str_eq(val(def, key), "/var/log");
+			continue;
+		}
+		ck_assert_msg(!strcmp(val(c, key), val(def, key)),
+			      "%s: opensm default %s, ours %s", key, val(c, key), val(def, key));
+		ck_assert_msg(conf_is_default(c, k), "%s not default", key);
+	}
+	/* everything before ibsmd's own keys comes from opensm */
+	ck_assert_uint_eq(nkeys, key_index("cache_dir"));
+	for (i = nkeys; i < CONF_NKEYS; i++)
+		ck_assert_uint_eq(c->origin[i].kind, CONF_FROM_DEFAULT);
+	free(text);
+	conf_errors_free(&errs);
+	conf_del(c);
+	conf_del(def);
+	free(path);
+}
 END_TEST
+
+START_TEST(t_new_defaults)
+{
+	struct ibsm_conf *c = conf_new();
+	size_t i;
+
+	ck_assert_ptr_null(c->file);
+	ck_assert_int_eq(c->lmc, 0);
+	ck_assert_int_eq(c->max_wire_smps, 4);
+	ck_assert_int_eq(c->transaction_timeout, 200);
+	ck_assert_int_eq(c->transaction_retries, 3);
+	ck_assert_uint_eq(c->subnet_prefix, 0xfe80000000000000ULL);
+	ck_assert_uint_eq(c->sm_key, 1);
+	ck_assert_int_eq(c->packet_life_time, 0x12);
+	ck_assert_int_eq(c->qos_high_limit, -1);
+	ck_assert(c->sweep_on_trap);
+	ck_assert(!c->reassign_lids);
+	ck_assert_ptr_null(c->routing_engine);
+	ck_assert_str_eq(c->part_enforce, "both");
+	ck_assert_str_eq(c->log_level, "info");
+	ck_assert_str_eq(c->cache_dir, "/var/cache/ibsmd");
+	for (i = 0; i < CONF_NKEYS; i++) {
+		ck_assert(conf_is_default(c, i));
+		ck_assert_uint_eq(c->origin[i].kind, CONF_FROM_DEFAULT);
+		ck_assert_ptr_null(c->origin[i].file);
+		ck_assert_ptr_eq(conf_key_find(conf_keys[i].name), &conf_keys[i]);
+		ck_assert_ptr_nonnull(conf_keys[i].desc);
+	}
+	ck_assert_ptr_null(conf_key_find("nonesuch"));
+	ck_assert_ptr_null(conf_key_find(""));
+	conf_del(c);
+	conf_del(NULL);
+}
+END_TEST
+
+/* --- bad lines --- */
+
+struct bad_case {
+	const char *line;
+	const char *reason; /* after "file:line: " */
+};
+
+static const struct bad_case bad_cases[] = {
+	{"no_such_key 1", "no_such_key: unknown key"},
+	{"LMC 1", "LMC: unknown key"},
+	{"lmc", "lmc: missing value"},
+	{"lmc   \t ", "lmc: missing value"},
+	{"qos maybe", "qos: \"maybe\" is not TRUE or FALSE"},
+	{"qos 2", "qos: \"2\" is not TRUE or FALSE"},
+	{"lmc_esp0 yes please", "lmc_esp0: \"yes please\" is not TRUE or FALSE"},
+	{"lmc 8", "lmc: 8 is out of range [0, 7]"},
+	{"lmc\t9", "lmc: 9 is out of range [0, 7]"},
+	{"lmc -1", "lmc: -1 is out of range [0, 7]"},
+	{"sm_priority 16", "sm_priority: 16 is out of range [0, 15]"},
+	{"max_wire_smps 0", "max_wire_smps: 0 is out of range [1, 1024]"},
+	{"max_wire_smps 1025", "max_wire_smps: 1025 is out of range [1, 1024]"},
+	{"subnet_timeout 32", "subnet_timeout: 32 is out of range [0, 31]"},
+	{"m_key_protection_level 4", "m_key_protection_level: 4 is out of range [0, 3]"},
+	{"max_op_vls 0", "max_op_vls: 0 is out of range [1, 5]"},
+	{"transaction_timeout 0", "transaction_timeout: 0 is out of range [1, 60000]"},
+	{"packet_life_time 0x14", "packet_life_time: 0x14 is out of range [0, 19]"},
+	{"sm_sl 0x10", "sm_sl: 0x10 is out of range [0, 15]"},
+	{"qos_high_limit -2", "qos_high_limit: -2 is out of range [-1, 255]"},
+	{"sweep_interval 99999999999999999999",
+	 "sweep_interval: 99999999999999999999 is out of range [0, 86400]"},
+	{"lmc one", "lmc: \"one\" is not an integer"},
+	{"lmc 1.5", "lmc: \"1.5\" is not an integer"},
+	{"lmc 1 2", "lmc: \"1 2\" is not an integer"},
+	{"lmc 08", "lmc: \"08\" is not an integer"},
+	{"packet_life_time 0x1z", "packet_life_time: \"0x1z\" is not an integer"},
+	{"packet_life_time 0x", "packet_life_time: \"0x\" is not an integer"},
+	{"guid 0xZZ", "guid: \"0xZZ\" is not an unsigned integer"},
+	{"guid 0x0002c9030000123g", "guid: \"0x0002c9030000123g\" is not an unsigned integer"},
+	{"guid -1", "guid: \"-1\" is not an unsigned integer"},
+	{"sm_key +5", "sm_key: \"+5\" is not an unsigned integer"},
+	{"subnet_prefix fe80::", "subnet_prefix: \"fe80::\" is not an unsigned integer"},
+	{"guid 0x10000000000000000",
+	 "guid: 0x10000000000000000 is out of range [0, 0xffffffffffffffff]"},
+	{"sm_assigned_guid 256", "sm_assigned_guid: 256 is out of range [0, 0xff]"},
+	{"cc_sw_cong_setting_threshold 0x10",
+	 "cc_sw_cong_setting_threshold: 0x10 is out of range [0, 0xf]"},
+	{"cc_sw_cong_setting_control_map 0x100000000",
+	 "cc_sw_cong_setting_control_map: 0x100000000 is out of range [0, 0xffffffff]"},
+	{"part_enforce sometimes", "part_enforce: \"sometimes\" is not an allowed value"},
+	{"part_enforce BOTH", "part_enforce: \"BOTH\" is not an allowed value"},
+	{"part_enforce (null)", "part_enforce: \"(null)\" is not an allowed value"},
+	{"console telnet", "console: \"telnet\" is not an allowed value"},
+	{"log_level verbose", "log_level: \"verbose\" is not an allowed value"},
+};
+
+/* each bad line alone, after a varying number of good and blank lines */
+START_TEST(t_bad_line)
+{
+	const struct bad_case *bc = &bad_cases[_i];
+	static const char *const pre[] = {"# a comment\n", "sm_priority 3\n", "\n",
+					  "   # indented comment\n", "routing_engine minhop\n"};
+	struct conf_errors errs = {0};
+	struct ibsm_conf *c = conf_new();
+	char *text, *path, *expect;
+	size_t npre = (size_t)_i % 6, i, len = 0;
+
+	text = xcalloc(1, 4096);
+	for (i = 0; i < npre; i++)
+		len += (size_t)snprintf(text + len, 4096 - len, "%s", pre[i % ARRAY_SIZE(pre)]);
+	len += (size_t)snprintf(text + len, 4096 - len, "%s\nsweep_interval 17\n", bc->line);
+	path = write_text("bad.conf", text);
+	ck_assert_int_eq(conf_load_file(c, path, &errs), 1);
+	ck_assert_uint_eq(errs.n, 1);
+	expect = xasprintf("%s:%zu: %s", path, npre + 1, bc->reason);
+	ck_assert_str_eq(errs.msg[0], expect);
+	/* parsing went on after the error */
+	ck_assert_int_eq(c->sweep_interval, 17);
+	ck_assert_uint_eq(c->origin[key_index("sweep_interval")].line, npre + 2);
+	free(expect);
+	free(text);
+	free(path);
+	conf_errors_free(&errs);
+	ck_assert_uint_eq(errs.n, 0);
+	conf_del(c);
+}
+END_TEST
+
+START_TEST(t_line_too_long)
+{
+	struct conf_errors errs = {0};
+	struct ibsm_conf *c = conf_new();
+	char *text = xcalloc(1, 6000), *path, *expect;
+
+	strcpy(text, "lmc 1\nrouting_engine ");
+	memset(text + strlen(text), 'x', 5000);
+	strcat(text, "\nlmc 2\n");
+	path = write_text("long.conf", text);
+	ck_assert_int_eq(conf_load_file(c, path, &errs), 1);
+	expect = xasprintf("%s:2: line too long", path);
+	ck_assert_str_eq(errs.msg[0], expect);
+	ck_assert_ptr_null(c->routing_engine);
+	ck_assert_int_eq(c->lmc, 2);
+	free(expect);
+	free(path);
+	free(text);
+	conf_errors_free(&errs);
+	conf_del(c);
+}
+END_TEST
+
+/* a bad line among good ones: the right number; good ones still applied */
+START_TEST(t_bad_line_in_middle)
+{
+	struct conf_errors errs = {0};
+	struct ibsm_conf *c = conf_new();
+	char *path, *expect;
+
+	path = write_text("mid.conf", "# ibsmd test\n"
+					 "lmc 2\n"
+					 "\n"
+					 "sm_priority 12\n"
+					 "sweep_interval 30\n"
+					 "# next one is wrong\n"
+					 "max_wire_smps 0\n"
+					 "transaction_timeout 100\n"
+					 "\n"
+					 "routing_engine updn,minhop\n");
+	ck_assert_int_eq(conf_load_file(c, path, &errs), 1);
+	expect = xasprintf("%s:7: max_wire_smps: 0 is out of range [1, 1024]", path);
+	ck_assert_str_eq(errs.msg[0], expect);
+	ck_assert_int_eq(c->lmc, 2);
+	ck_assert_int_eq(c->sm_priority, 12);
+	ck_assert_int_eq(c->sweep_interval, 30);
+	ck_assert_int_eq(c->max_wire_smps, 4); /* kept its default */
+	ck_assert_uint_eq(c->origin[key_index("max_wire_smps")].kind, CONF_FROM_DEFAULT);
+	ck_assert_int_eq(c->transaction_timeout, 100);
+	ck_assert_str_eq(c->routing_engine, "updn,minhop");
+	free(expect);
+	free(path);
+	conf_errors_free(&errs);
+	conf_del(c);
+}
+END_TEST
+
+START_TEST(t_many_errors)
+{
+	struct conf_errors errs = {0};
+	struct ibsm_conf *c = conf_new();
+	char *path, *e;
+	static const char *const want[] = {
+		"2: bogus: unknown key",
+		"4: lmc: 8 is out of range [0, 7]",
+		"5: qos: \"perhaps\" is not TRUE or FALSE",
+		"7: guid: \"-5\" is not an unsigned integer",
+		"8: part_enforce: \"sideways\" is not an allowed value",
+		"10: sm_priority: missing value",
+		"11: sm_priority: \"high\" is not an integer",
+	};
+	size_t i;
+
+	path = write_text("many.conf", "lmc 1\n"
+					  "bogus 1\n"
+					  "sm_priority 5\n"
+					  "lmc 8\n"
+					  "qos perhaps\n"
+					  "qos TRUE\n"
+					  "guid -5\n"
+					  "part_enforce sideways\n"
+					  "part_enforce in\n"
+					  "sm_priority\n"
+					  "sm_priority high\n"
+					  "lmc 3\n");
+	ck_assert_int_eq(conf_load_file(c, path, &errs), (int)ARRAY_SIZE(want));
+	ck_assert_uint_eq(errs.n, ARRAY_SIZE(want));
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		e = xasprintf("%s:%s", path, want[i]);
+		ck_assert_str_eq(errs.msg[i], e);
+		free(e);
+	}
+	ck_assert_int_eq(c->lmc, 3);
+	ck_assert_uint_eq(c->origin[key_index("lmc")].line, 12);
+	ck_assert_int_eq(c->sm_priority, 5);
+	ck_assert(c->qos);
+	ck_assert_str_eq(c->part_enforce, "in");
+	ck_assert_uint_eq(c->guid, 0);
+
+	/* errors accumulate over loads until freed */
+	ck_assert_int_eq(conf_load_file(c, path, &errs), (int)ARRAY_SIZE(want));
+	ck_assert_uint_eq(errs.n, 2 * ARRAY_SIZE(want));
+	conf_errors_free(&errs);
+	/* a NULL list only counts */
+	ck_assert_int_eq(conf_load_file(c, path, NULL), (int)ARRAY_SIZE(want));
+	free(path);
+	conf_del(c);
+}
+END_TEST
+
+START_TEST(t_missing_file)
+{
+	struct conf_errors errs = {0};
+	struct ibsm_conf *c = conf_new();
+	char *path = xasprintf("%s/nonexistent.conf", tdir), *e;
+
+	ck_assert_int_eq(conf_load_file(c, path, &errs), -ENOENT);
+	ck_assert_uint_eq(errs.n, 1);
+	e = xasprintf("%s: cannot open: %s", path, strerror(ENOENT));
+	ck_assert_str_eq(errs.msg[0], e);
+	ck_assert_ptr_null(c->file);
+	free(e);
+	free(path);
+	conf_errors_free(&errs);
+	conf_del(c);
+}
+END_TEST
+
+/* forms that are fine */
+START_TEST(t_good_forms)
+{
+	struct conf_errors errs = {0};
+	struct ibsm_conf *c = conf_new();
+	char *path;
+
+	path = write_text("good.conf", "lmc\t3\n"
+					  "   sm_priority    15   \n"
+					  "qos true\n"
+					  "lmc_esp0 On\n"
+					  "reassign_lids yes\n"
+					  "sweep_on_trap 0\n"
+					  "daemon off\n"
+					  "guid 0x0002C90300001234\n"
+					  "sm_key 12345\n"
+					  "sm_sl 0xf\r\n"
+					  "qos_high_limit -1\n"
+					  "max_wire_smps 1024\n"
+					  "packet_life_time 0x13\n"
+					  "sweep_interval 0\n"
+					  "routing_engine updn,minhop\n"
+					  "cc_ca_cong_setting_ccti_timer 1 2\n"
+					  "node_name_map_name (null)\n"
+					  "log_prefix  ibsm  test  \n"
+					  "part_enforce off\n"
+					  "console socket\n"
+					  "log_level debug\n"
+					  "cc_sw_cong_setting_control_map 0xffffffff\n");
+	ck_assert_int_eq(conf_load_file(c, path, &errs), 0);
+	ck_assert_int_eq(c->lmc, 3);
+	ck_assert_int_eq(c->sm_priority, 15);
+	ck_assert(c->qos);
+	ck_assert(c->lmc_esp0);
+	ck_assert(c->reassign_lids);
+	ck_assert(!c->sweep_on_trap);
+	ck_assert(!c->daemon);
+	ck_assert_uint_eq(c->guid, 0x0002c90300001234ULL);
+	ck_assert_uint_eq(c->sm_key, 12345);
+	ck_assert_int_eq(c->sm_sl, 15);
+	ck_assert_int_eq(c->qos_high_limit, -1);
+	ck_assert_int_eq(c->max_wire_smps, 1024);
+	ck_assert_int_eq(c->packet_life_time, 0x13);
+	ck_assert_int_eq(c->sweep_interval, 0);
+	ck_assert_str_eq(c->routing_engine, "updn,minhop");
+	ck_assert_str_eq(c->cc_ca_cong_setting_ccti_timer, "1 2");
+	ck_assert_ptr_null(c->node_name_map_name);
+	ck_assert_str_eq(c->log_prefix, "ibsm  test");
+	ck_assert_str_eq(c->part_enforce, "off");
+	ck_assert_str_eq(c->console, "socket");
+	ck_assert_str_eq(c->log_level, "debug");
+	ck_assert_uint_eq(c->cc_sw_cong_setting_control_map, 0xffffffffULL);
+	ck_assert_str_eq(val(c, "guid"), "0x0002c90300001234");
+	ck_assert_str_eq(val(c, "packet_life_time"), "0x13");
+	ck_assert_str_eq(val(c, "qos"), "TRUE");
+	ck_assert_str_eq(val(c, "lmc"), "3");
+	ck_assert_str_eq(val(c, "qos_high_limit"), "-1");
+	ck_assert_str_eq(val(c, "node_name_map_name"), "(null)");
+	free(path);
+	conf_errors_free(&errs);
+	conf_del(c);
+}
+END_TEST
+
+START_TEST(t_conf_set)
+{
+	struct ibsm_conf *c = conf_new();
+	char err[256];
+
+	ck_assert_int_eq(conf_set(c, "lmc", "2", CONF_FROM_FLAG, 0, err, sizeof(err)), 0);
+	ck_assert_int_eq(c->lmc, 2);
+	ck_assert_uint_eq(c->origin[key_index("lmc")].kind, CONF_FROM_FLAG);
+	ck_assert_ptr_null(c->origin[key_index("lmc")].file);
+	ck_assert_int_eq(conf_set(c, "nokey", "2", CONF_FROM_SET, 0, err, sizeof(err)), -ENOENT);
+	ck_assert_str_eq(err, "nokey: unknown key");
+	ck_assert_int_eq(conf_set(c, "lmc", "9", CONF_FROM_SET, 0, err, sizeof(err)), -ERANGE);
+	ck_assert_str_eq(err, "lmc: 9 is out of range [0, 7]");
+	ck_assert_int_eq(conf_set(c, "lmc", "x", CONF_FROM_SET, 0, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "lmc: \"x\" is not an integer");
+	ck_assert_int_eq(conf_set(c, "guid", "0x1ffffffffffffffff", CONF_FROM_SET, 0, err,
+				  sizeof(err)),
+			 -ERANGE);
+	ck_assert_int_eq(conf_set(c, "qos", "x", CONF_FROM_SET, 0, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(conf_set(c, "console", "x", CONF_FROM_SET, 0, err, sizeof(err)),
+			 -EINVAL);
+	/* no error buffer is fine; a failed set changes nothing */
+	ck_assert_int_eq(conf_set(c, "lmc", "9", CONF_FROM_SET, 0, NULL, 0), -ERANGE);
+	ck_assert_int_eq(c->lmc, 2);
+	ck_assert_uint_eq(c->origin[key_index("lmc")].kind, CONF_FROM_FLAG);
+	/* a tiny buffer truncates */
+	ck_assert_int_eq(conf_set(c, "lmc", "9", CONF_FROM_SET, 0, err, 5), -ERANGE);
+	ck_assert_str_eq(err, "lmc:");
+	/* strings are replaced and freed (ASan watches) */
+	ck_assert_int_eq(conf_set(c, "routing_engine", "a", CONF_FROM_SET, 0, NULL, 0), 0);
+	ck_assert_int_eq(conf_set(c, "routing_engine", "b", CONF_FROM_SET, 0, NULL, 0), 0);
+	ck_assert_str_eq(c->routing_engine, "b");
+	ck_assert_int_eq(conf_set(c, "routing_engine", "(null)", CONF_FROM_SET, 0, NULL, 0), 0);
+	ck_assert_ptr_null(c->routing_engine);
+	ck_assert_int_eq(conf_set(c, "cache_dir", "(null)", CONF_FROM_SET, 0, NULL, 0), 0);
+	ck_assert_ptr_null(c->cache_dir);
+	ck_assert(!conf_is_default(c, key_index("cache_dir")));
+	conf_del(c);
+}
+END_TEST
+
+/* --- write and re-read --- */
+
+/* a value other than the default for key i, within range */
+static void other_value(size_t i, char *buf, size_t len)
+{
+	const struct conf_key_desc *k = &conf_keys[i];
+	struct ibsm_conf *d = conf_new();
+	char def[512];
+
+	conf_format_value(d, i, def, sizeof(def));
+	conf_del(d);
+	switch (k->type) {
+	case CONF_BOOL:
+		snprintf(buf, len, "%s", strcmp(def, "TRUE") ? "TRUE" : "FALSE");
+		break;
+	case CONF_INT:
+		snprintf(buf, len, "%lld",
+			 (long long)(strtoll(k->def, NULL, 0) == k->max ? k->min : k->max));
+		break;
+	case CONF_U64:
+		if (k->max)
+			snprintf(buf, len, "%llu",
+				 (unsigned long long)(strtoull(k->def, NULL, 0) == (uint64_t)k->max
+							      ? 0
+							      : k->max));
+		else
+			snprintf(buf, len, "0x%llx", 0xfedcba9876543210ULL + i);
+		break;
+	case CONF_STR:
+		if (i == CONF_KEY_part_enforce)
+			snprintf(buf, len, "in");
+		else if (i == CONF_KEY_console)
+			snprintf(buf, len, "loopback");
+		else if (i == CONF_KEY_log_level)
+			snprintf(buf, len, "warn");
+		else
+			snprintf(buf, len, "/srv/ibsm %zu/%s", i, k->name);
+		break;
+	}
+}
+
+START_TEST(t_write_reload)
+{
+	struct ibsm_conf *c = conf_new(), *d;
+	struct conf_errors errs = {0};
+	char *path = xasprintf("%s/written.conf", tdir), *text, *want, v[512];
+	FILE *f;
+	size_t i;
+
+	/* defaults first */
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(conf_write(c, f), 0);
+	fclose(f);
+	d = conf_new();
+	ck_assert_int_eq(conf_load_file(d, path, &errs), 0);
+	assert_same(c, d);
+	conf_del(d);
+
+	/* every key changed */
+	for (i = 0; i < CONF_NKEYS; i++) {
+		other_value(i, v, sizeof(v));
+		ck_assert_msg(conf_set(c, conf_keys[i].name, v, CONF_FROM_SET, 0, NULL, 0) == 0,
+			      "%s %s", conf_keys[i].name, v);
+		ck_assert_msg(!conf_is_default(c, i), "%s %s", conf_keys[i].name, v);
+	}
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(conf_write(c, f), 0);
+	fclose(f);
+	d = conf_new();
+	ck_assert_int_eq(conf_load_file(d, path, &errs), 0);
+	ck_assert_uint_eq(errs.n, 0);
+	assert_same(c, d);
+	for (i = 0; i < CONF_NKEYS; i++) {
+		ck_assert(!conf_is_default(d, i));
+		ck_assert_uint_eq(d->origin[i].kind, CONF_FROM_FILE);
+		ck_assert_uint_gt(d->origin[i].line, 0);
+	}
+	/* annotated: description, default, restart and support notes */
+	text = slurp(path);
+	want = xasprintf("\n# %s\n# default 0, needs a restart\nlmc %s\n",
+			 conf_keys[key_index("lmc")].desc, val(c, "lmc"));
+	ck_assert_msg(strstr(text, want) != NULL, "no \"%s\" in output", want);
+	free(want);
+	ck_assert_ptr_nonnull(strstr(text, ", not supported by ibsmd yet\nqos TRUE\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\n# default 0\nsm_priority 15\n"));
+	free(text);
+	conf_del(d);
+	conf_del(c);
+	free(path);
+}
+END_TEST
+
+START_TEST(t_dup)
+{
+	struct ibsm_conf *c = conf_new(), *d;
+	struct conf_errors errs = {0};
+	char *path;
+
+	path = write_text("dup.conf", "lmc 1\nrouting_engine ftree\nlog_prefix p\n");
+	ck_assert_int_eq(conf_load_file(c, path, &errs), 0);
+	d = conf_dup(c);
+	assert_same(c, d);
+	ck_assert_ptr_ne(d->file, c->file);
+	ck_assert_str_eq(d->file, c->file);
+	ck_assert_ptr_ne(d->routing_engine, c->routing_engine);
+	ck_assert_ptr_eq(d->origin[key_index("lmc")].file, d->file);
+	ck_assert_uint_eq(d->origin[key_index("lmc")].line, 1);
+	ck_assert_ptr_null(d->origin[key_index("sm_priority")].file);
+
+	ck_assert_int_eq(conf_set(d, "routing_engine", "updn", CONF_FROM_SET, 0, NULL, 0), 0);
+	ck_assert_int_eq(conf_set(d, "lmc", "4", CONF_FROM_SET, 0, NULL, 0), 0);
+	ck_assert_int_eq(conf_set(d, "log_prefix", "(null)", CONF_FROM_SET, 0, NULL, 0), 0);
+	ck_assert_str_eq(c->routing_engine, "ftree");
+	ck_assert_str_eq(c->log_prefix, "p");
+	ck_assert_int_eq(c->lmc, 1);
+	ck_assert_uint_eq(c->origin[key_index("lmc")].kind, CONF_FROM_FILE);
+	/* the dup outlives the original: nothing shared */
+	conf_del(c);
+	ck_assert_str_eq(d->routing_engine, "updn");
+	ck_assert_str_eq(d->file, path);
+	ck_assert_ptr_null(d->origin[key_index("routing_engine")].file);
+	c = conf_dup(d);
+	conf_del(d);
+	ck_assert_int_eq(c->lmc, 4);
+	conf_del(c);
+	/* dup of a config never loaded */
+	c = conf_new();
+	d = conf_dup(c);
+	ck_assert_ptr_null(d->file);
+	assert_same(c, d);
+	conf_del(c);
+	conf_del(d);
+	free(path);
+}
+END_TEST
+
+/* --- reload --- */
+
+START_TEST(t_reload_check)
+{
+	struct ibsm_conf *old = conf_new(), *neu = conf_new();
+	struct conf_errors errs = {0};
+	char *p1, *p2, *e;
+
+	p1 = write_text("a.conf", "lmc 0\nsm_priority 1\nsweep_interval 10\n");
+	p2 = write_text("b.conf", "# changed\n"
+				  "sm_priority 7\n"
+				  "lmc 2\n"
+				  "sweep_interval 5\n"
+				  "cache_dir /var/tmp/ibsm\n");
+	ck_assert_int_eq(conf_load_file(old, p1, &errs), 0);
+	ck_assert_int_eq(conf_load_file(neu, p2, &errs), 0);
+	/* only lmc and cache_dir need a restart */
+	ck_assert_int_eq(conf_reload_check(old, neu, &errs), 2);
+	ck_assert_uint_eq(errs.n, 2);
+	e = xasprintf("%s:3: lmc: cannot change without a restart", p2);
+	ck_assert_str_eq(errs.msg[0], e);
+	free(e);
+	e = xasprintf("%s:5: cache_dir: cannot change without a restart", p2);
+	ck_assert_str_eq(errs.msg[1], e);
+	free(e);
+	conf_errors_free(&errs);
+
+	/* back again: nothing to complain about, with or without a list */
+	ck_assert_int_eq(conf_reload_check(old, old, &errs), 0);
+	ck_assert_int_eq(conf_reload_check(neu, neu, NULL), 0);
+	ck_assert_int_eq(conf_reload_check(neu, old, NULL), 2);
+	/* changed by a flag or conf_set: no file to name */
+	ck_assert_int_eq(conf_set(neu, "lmc", "0", CONF_FROM_FLAG, 0, NULL, 0), 0);
+	ck_assert_int_eq(conf_set(neu, "guid", "0x1234", CONF_FROM_FLAG, 0, NULL, 0), 0);
+	ck_assert_int_eq(conf_reload_check(old, neu, &errs), 2);
+	ck_assert_str_eq(errs.msg[0], "guid: cannot change without a restart");
+	e = xasprintf("%s:5: cache_dir: cannot change without a restart", p2);
+	ck_assert_str_eq(errs.msg[1], e);
+	free(e);
+	conf_errors_free(&errs);
+	/* reloadable keys never count */
+	ck_assert_int_eq(conf_set(neu, "guid", "0", CONF_FROM_SET, 0, NULL, 0), 0);
+	ck_assert_int_eq(conf_set(neu, "cache_dir", "/var/cache/ibsmd", CONF_FROM_SET, 0, NULL, 0),
+			 0);
+	ck_assert_int_eq(conf_set(neu, "log_level", "debug", CONF_FROM_SET, 0, NULL, 0), 0);
+	ck_assert_int_eq(conf_set(neu, "max_wire_smps", "64", CONF_FROM_SET, 0, NULL, 0), 0);
+	ck_assert_int_eq(conf_reload_check(old, neu, &errs), 0);
+	ck_assert_uint_eq(errs.n, 0);
+	conf_del(old);
+	conf_del(neu);
+	free(p1);
+	free(p2);
+}
+END_TEST
+
+/* --- origins --- */
+
+START_TEST(t_origins)
+{
+	struct ibsm_conf *c = conf_new();
+	struct conf_errors errs = {0};
+	char *p1, *p2, *out, *want;
+	struct conf_origin *o;
+
+	p1 = write_text("o1.conf", "# first\n"
+				   "\n"
+				   "lmc 1\n"
+				   "sm_priority 3\n"
+				   "   # note\n"
+				   "qos TRUE\n"
+				   "lmc 2\n");
+	log_init("test", IBSM_LOG_INFO, true, false);
+	capture_start();
+	ck_assert_int_eq(conf_load_file(c, p1, &errs), 0);
+	out = capture_end();
+	want = xasprintf("%s:7: lmc: set again, the last value wins", p1);
+	ck_assert_msg(strstr(out, want) != NULL, "no \"%s\" in \"%s\"", want, out);
+	free(want);
+	free(out);
+	o = &c->origin[key_index("lmc")];
+	ck_assert_uint_eq(o->kind, CONF_FROM_FILE);
+	ck_assert_uint_eq(o->line, 7);
+	ck_assert_str_eq(o->file, p1);
+	ck_assert_ptr_eq(o->file, c->file);
+	o = &c->origin[key_index("sm_priority")];
+	ck_assert_uint_eq(o->line, 4);
+	ck_assert_str_eq(o->file, p1);
+	o = &c->origin[key_index("qos")];
+	ck_assert_uint_eq(o->line, 6);
+	o = &c->origin[key_index("sweep_interval")];
+	ck_assert_uint_eq(o->kind, CONF_FROM_DEFAULT);
+	ck_assert_uint_eq(o->line, 0);
+	ck_assert_ptr_null(o->file);
+
+	/* unsupported keys set in a file are named with their line */
+	capture_start();
+	conf_warn_unsupported(c);
+	out = capture_end();
+	want = xasprintf("%s:6: qos: not supported by ibsmd yet, value TRUE ignored", p1);
+	ck_assert_msg(strstr(out, want) != NULL, "no \"%s\" in \"%s\"", want, out);
+	free(want);
+	ck_assert_ptr_null(strstr(out, "lmc")); /* supported */
+	ck_assert_ptr_null(strstr(out, "m_key")); /* default */
+	free(out);
+
+	/* a second file: its keys name it, the first file's keys keep their
+	 * lines but no longer a (freed) name */
+	p2 = write_text("o2.conf", "sm_priority 9\n\nm_key 0x5\n");
+	ck_assert_int_eq(conf_load_file(c, p2, &errs), 0);
+	ck_assert_str_eq(c->file, p2);
+	o = &c->origin[key_index("sm_priority")];
+	ck_assert_uint_eq(o->line, 1);
+	ck_assert_str_eq(o->file, p2);
+	o = &c->origin[key_index("lmc")];
+	ck_assert_uint_eq(o->kind, CONF_FROM_FILE);
+	ck_assert_uint_eq(o->line, 7);
+	ck_assert(o->file == NULL || !strcmp(o->file, p1));
+	/* flags override the file */
+	ck_assert_int_eq(conf_set(c, "sm_priority", "2", CONF_FROM_FLAG, 0, NULL, 0), 0);
+	o = &c->origin[key_index("sm_priority")];
+	ck_assert_uint_eq(o->kind, CONF_FROM_FLAG);
+	ck_assert_ptr_null(o->file);
+	ck_assert_int_eq(conf_set(c, "qos", "FALSE", CONF_FROM_SET, 0, NULL, 0), 0);
+	capture_start();
+	conf_warn_unsupported(c);
+	out = capture_end();
+	want = xasprintf("%s:3: m_key: not supported by ibsmd yet, value 0x0000000000000005 "
+			 "ignored",
+			 p2);
+	ck_assert_msg(strstr(out, want) != NULL, "no \"%s\" in \"%s\"", want, out);
+	free(want);
+	ck_assert_ptr_null(strstr(out, "qos"));
+	free(out);
+	ck_assert_int_eq(conf_set(c, "qos", "TRUE", CONF_FROM_FLAG, 0, NULL, 0), 0);
+	capture_start();
+	conf_warn_unsupported(c);
+	out = capture_end();
+	ck_assert_ptr_nonnull(strstr(out, "]: qos: not supported by ibsmd yet, value TRUE ignored"));
+	free(out);
+	/* reloading the same file again keeps the name */
+	ck_assert_int_eq(conf_load_file(c, p2, &errs), 0);
+	ck_assert_str_eq(c->origin[key_index("m_key")].file, p2);
+	conf_del(c);
+	free(p1);
+	free(p2);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("conf");
-	TCase *tc = tcase_create("placeholder");
+	TCase *tc = tcase_create("defaults");
 	SRunner *sr;
 	int nf;
 
-	tcase_add_test(tc, t_placeholder);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, t_defaults_match_opensm);
+	tcase_add_test(tc, t_new_defaults);
 	suite_add_tcase(s, tc);
+
+	tc = tcase_create("errors");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_loop_test(tc, t_bad_line, 0, (int)ARRAY_SIZE(bad_cases));
+	tcase_add_test(tc, t_line_too_long);
+	tcase_add_test(tc, t_bad_line_in_middle);
+	tcase_add_test(tc, t_many_errors);
+	tcase_add_test(tc, t_missing_file);
+	tcase_add_test(tc, t_good_forms);
+	tcase_add_test(tc, t_conf_set);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("lifecycle");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, t_write_reload);
+	tcase_add_test(tc, t_dup);
+	tcase_add_test(tc, t_reload_check);
+	tcase_add_test(tc, t_origins);
+	suite_add_tcase(s, tc);
+
 	sr = srunner_create(s);
+	srunner_set_fork_status(sr, CK_FORK);
 	srunner_run_all(sr, CK_NORMAL);
 	nf = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -1,18 +1,1341 @@
+/*
+ * test_control.c: daemon/control.c, the Unix status socket. The server runs
+ * on an event_base in the test process; clients are plain non-blocking
+ * sockets, and the loop is pumped while a client waits for its reply.
+ * Peers with other credentials (unprivileged, action group) are forked
+ * children that drop to nobody, so SO_PEERCRED and SO_PEERGROUPS are
+ * tested for real when the suite runs as root.
+ */
 #include "config.h"
+
 #include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
-START_TEST(t_placeholder) { ck_assert_int_eq(1, 1); }
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <jansson.h>
+
+#include "control.h"
+#include "log.h"
+#include "util.h"
+
+#define NOBODY	   65534
+#define TEST_GROUP 4242 /* a group neither the test nor nobody is in */
+
+/* ---- fixture ---- */
+
+static struct {
+	struct event_base *base;
+	struct ctl_server *srv;
+	char dir[64];
+	char path[128];
+	gid_t action_gid;
+	unsigned sweeps;
+} fx;
+
+static json_t *cmd_echo(void *arg, const struct ctl_peer *peer, json_t *req, struct ctl_error *err)
+{
+	return json_pack("{s:O, s:I, s:b}", "req", req, "uid", (json_int_t)peer->uid, "privileged",
+			 peer->privileged);
+}
+
+static json_t *cmd_sweep(void *arg, const struct ctl_peer *peer, json_t *req, struct ctl_error *err)
+{
+	fx.sweeps++;
+	return json_pack("{s:b}", "swept", 1);
+}
+
+static json_t *cmd_fail(void *arg, const struct ctl_peer *peer, json_t *req, struct ctl_error *err)
+{
+	err->code = "no_such_node";
+	snprintf(err->message, sizeof(err->message), "node %s not found", "0x1234");
+	return NULL;
+}
+
+/* a reply of "size" bytes of payload */
+static json_t *cmd_big(void *arg, const struct ctl_peer *peer, json_t *req, struct ctl_error *err)
+{
+	size_t n = (size_t)json_integer_value(json_object_get(req, "size"));
+	char *s = xmalloc(n + 1);
+	json_t *r;
+
+	memset(s, 'b', n);
+	s[n] = '\0';
+	r = json_pack("{s:s}", "data", s);
+	free(s);
+	return r;
+}
+
+/* publishes an event of "size" bytes from inside a request */
+static json_t *cmd_pub(void *arg, const struct ctl_peer *peer, json_t *req, struct ctl_error *err)
+{
+	size_t n = (size_t)json_integer_value(json_object_get(req, "size"));
+	char *s = xmalloc(n + 1);
+	json_t *ev;
+
+	memset(s, 'e', n);
+	s[n] = '\0';
+	ev = json_pack("{s:s, s:s}", "event", "from_handler", "pad", s);
+	ctl_publish(fx.srv, ev);
+	json_decref(ev);
+	free(s);
+	return json_object();
+}
+
+/* "status" and "nodes" in the shapes of lib/status.c, for ibsmctl */
+static json_t *cmd_status(void *arg, const struct ctl_peer *peer, json_t *req,
+			  struct ctl_error *err)
+{
+	static unsigned calls;
+
+	calls++;
+	return json_pack("{s:s, s:i, s:{s:s, s:i, s:s, s:i}, s:b, s:{s:i, s:i, s:b},"
+			 " s:{s:i, s:i}, s:{s:i, s:i}}",
+			 "version", "0.1.0", "uptime_s", 12, "sm", "state", "master", "priority", 0,
+			 "guid", "0x0002c90300000001", "lid", 1, "subnet_up", calls >= 3, "sweeps",
+			 "heavy", 2, "light", 5, "running", 0, "fabric", "nodes", 3, "switches", 1,
+			 "mads", "sent", 10, "timeouts", 1);
+}
+
+static char last_type[16];
+
+static json_t *cmd_nodes(void *arg, const struct ctl_peer *peer, json_t *req, struct ctl_error *err)
+{
+	const char *type = json_string_value(json_object_get(req, "type"));
+
+	snprintf(last_type, sizeof(last_type), "%s", type ? type : "");
+	if (type && !strcmp(type, "router")) {
+		err->code = "not_found";
+		snprintf(err->message, sizeof(err->message), "no routers here");
+		return NULL;
+	}
+	return json_pack("{s:[{s:s, s:s, s:s, s:i, s:i, s:[{s:i, s:s}, {s:i}]},"
+			 " {s:s, s:s, s:[{s:i, s:i}]}]}",
+			 "nodes", "guid", "0x0002c90300001234", "type", "Switch", "desc", "spine1",
+			 "nports", 36, "lid", 3, "ports", "port", 1, "peer_guid", "0x2", "port", 2,
+			 "guid", "0x0002c90300005678", "type", "CA", "ports", "port", 1, "lid", 4);
+}
+
+static const struct ctl_cmd test_cmds[] = {
+    {.name = "echo", .help = "echo the request", .fn = cmd_echo},
+    {.name = "sweep", .action = true, .help = "pretend to sweep", .fn = cmd_sweep},
+    {.name = "fail", .help = "always fails", .fn = cmd_fail},
+    {.name = "big", .help = "a big reply", .fn = cmd_big},
+    {.name = "pub", .help = "publish from a handler", .fn = cmd_pub},
+    {.name = "status", .help = "fake status", .fn = cmd_status},
+    {.name = "nodes", .help = "fake nodes", .fn = cmd_nodes},
+};
+
+static struct ctl_server *fx_server(const char *path, const struct ctl_limits *lim)
+{
+	return ctl_new(fx.base, path, 0666, fx.action_gid, test_cmds, ARRAY_SIZE(test_cmds), NULL,
+		       lim);
+}
+
+static void fx_start(const struct ctl_limits *lim)
+{
+	log_init("test_control", IBSM_LOG_WARN, true, false);
+	memset(&fx, 0, sizeof(fx));
+	strcpy(fx.dir, "/tmp/ibsm-ctl-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(fx.dir));
+	/* forked children run as nobody and must reach the socket */
+	ck_assert_int_eq(chmod(fx.dir, 0755), 0);
+	snprintf(fx.path, sizeof(fx.path), "%s/run/ibsmd.sock", fx.dir);
+	/* root can chgrp to any group; others only to their own: use none */
+	fx.action_gid = geteuid() == 0 ? TEST_GROUP : (gid_t)-1;
+	fx.base = event_base_new();
+	ck_assert_ptr_nonnull(fx.base);
+	fx.srv = fx_server(fx.path, lim);
+	ck_assert_ptr_nonnull(fx.srv);
+}
+
+static void fx_stop(void)
+{
+	char run[160];
+
+	ctl_del(fx.srv);
+	ck_assert_int_eq(access(fx.path, F_OK), -1);
+	event_base_free(fx.base);
+	snprintf(run, sizeof(run), "%s/run", fx.dir);
+	rmdir(run);
+	rmdir(fx.dir);
+}
+
+/* run the server's loop for ms milliseconds */
+static void pump(unsigned ms)
+{
+	struct timeval tv = {.tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000};
+
+	event_base_loopexit(fx.base, &tv);
+	event_base_dispatch(fx.base);
+}
+
+static uint64_t ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* ---- clients ---- */
+
+struct cli {
+	int fd;
+	char *buf;
+	size_t len, cap;
+	bool eof;
+};
+
+static struct cli *cli_open_path(const char *path)
+{
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	struct cli *c = xcalloc(1, sizeof(*c));
+
+	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	ck_assert_int_ge(c->fd, 0);
+	strcpy(sun.sun_path, path);
+	ck_assert_msg(connect(c->fd, (struct sockaddr *)&sun, sizeof(sun)) == 0, "connect: %s",
+		      strerror(errno));
+	return c;
+}
+
+static struct cli *cli_open(void)
+{
+	return cli_open_path(fx.path);
+}
+
+static void cli_close(struct cli *c)
+{
+	close(c->fd);
+	free(c->buf);
+	free(c);
+}
+
+/* read what is there without waiting */
+static void cli_fill(struct cli *c)
+{
+	for (;;) {
+		ssize_t n;
+
+		if (c->cap - c->len < 65536) {
+			c->cap = c->cap * 2 + 65536;
+			c->buf = xreallocarray(c->buf, c->cap, 1);
+		}
+		n = recv(c->fd, c->buf + c->len, c->cap - c->len, MSG_DONTWAIT);
+		if (n > 0) {
+			c->len += (size_t)n;
+			continue;
+		}
+		if (n == 0 || (errno != EAGAIN && errno != EINTR))
+			c->eof = true;
+		return;
+	}
+}
+
+/* the next complete line, without its LF (malloc'd), if there is one */
+static char *cli_take_line(struct cli *c)
+{
+	char *nl = c->len ? memchr(c->buf, '\n', c->len) : NULL;
+	size_t n;
+	char *line;
+
+	if (!nl)
+		return NULL;
+	n = (size_t)(nl - c->buf);
+	line = xmalloc(n + 1);
+	memcpy(line, c->buf, n);
+	line[n] = '\0';
+	memmove(c->buf, nl + 1, c->len - n - 1);
+	c->len -= n + 1;
+	return line;
+}
+
+/* wait (pumping the server) for a line; NULL at EOF or after timeout_ms */
+static char *cli_line(struct cli *c, unsigned timeout_ms)
+{
+	uint64_t end = ms_now() + timeout_ms;
+	char *line;
+
+	for (;;) {
+		if ((line = cli_take_line(c)))
+			return line;
+		cli_fill(c);
+		if ((line = cli_take_line(c)))
+			return line;
+		if (c->eof || ms_now() >= end)
+			return NULL;
+		pump(2);
+	}
+}
+
+static json_t *cli_json(struct cli *c)
+{
+	char *line = cli_line(c, 5000);
+	json_error_t jerr;
+	json_t *j;
+
+	ck_assert_msg(line != NULL, "no reply line");
+	j = json_loads(line, 0, &jerr);
+	ck_assert_msg(j != NULL, "reply is not JSON: %s: %s", jerr.text, line);
+	ck_assert_msg(json_is_object(j), "reply is not an object: %s", line);
+	free(line);
+	return j;
+}
+
+/* send everything, pumping the server when the socket is full */
+static int cli_send_n(struct cli *c, const char *data, size_t len)
+{
+	while (len) {
+		ssize_t n = send(c->fd, data, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n > 0) {
+			data += n;
+			len -= (size_t)n;
+		} else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			pump(2);
+		} else {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void cli_send(struct cli *c, const char *s)
+{
+	ck_assert_int_eq(cli_send_n(c, s, strlen(s)), 0);
+}
+
+static json_t *cli_call(struct cli *c, const char *line)
+{
+	cli_send(c, line);
+	return cli_json(c);
+}
+
+/* true once the server closed the connection (lines before it are dropped) */
+static bool cli_wait_eof(struct cli *c, unsigned timeout_ms)
+{
+	uint64_t end = ms_now() + timeout_ms;
+
+	for (;;) {
+		cli_fill(c);
+		c->len = 0;
+		if (c->eof)
+			return true;
+		if (ms_now() >= end)
+			return false;
+		pump(5);
+	}
+}
+
+/* ---- reply checks ---- */
+
+static void check_ok(json_t *rep)
+{
+	ck_assert_msg(json_is_true(json_object_get(rep, "ok")), "not ok");
+	ck_assert_ptr_nonnull(json_object_get(rep, "result"));
+	ck_assert_ptr_null(json_object_get(rep, "error"));
+}
+
+static void check_err(json_t *rep, const char *code)
+{
+	json_t *e = json_object_get(rep, "error");
+
+	ck_assert(json_is_false(json_object_get(rep, "ok")));
+	ck_assert(json_is_object(e));
+	ck_assert_str_eq(json_string_value(json_object_get(e, "code")), code);
+	ck_assert(json_is_string(json_object_get(e, "message")));
+	ck_assert_ptr_null(json_object_get(rep, "result"));
+}
+
+static json_int_t rep_id(json_t *rep)
+{
+	json_t *id = json_object_get(rep, "id");
+
+	ck_assert(json_is_integer(id));
+	return json_integer_value(id);
+}
+
+/* ---- tests ---- */
+
+START_TEST(t_reply_shape)
+{
+	struct cli *c;
+	json_t *rep, *res, *id;
+
+	fx_start(NULL);
+	c = cli_open();
+	rep = cli_call(c, "{\"cmd\":\"echo\",\"id\":7,\"x\":\"a\\nb\"}\n");
+	check_ok(rep);
+	ck_assert_int_eq(rep_id(rep), 7);
+	res = json_object_get(rep, "result");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(res, "req"), "x")),
+			 "a\nb");
+	ck_assert_int_eq(json_integer_value(json_object_get(res, "uid")), (json_int_t)geteuid());
+	json_decref(rep);
+
+	/* no id, no "id" in the reply */
+	rep = cli_call(c, "{\"cmd\":\"echo\"}\n");
+	check_ok(rep);
+	ck_assert_ptr_null(json_object_get(rep, "id"));
+	json_decref(rep);
+
+	/* any JSON value is echoed as it is */
+	rep = cli_call(c, "{\"id\":{\"a\":[1,\"two\",null]},\"cmd\":\"echo\"}\n");
+	id = json_pack("{s:[i,s,n]}", "a", 1, "two");
+	ck_assert(json_equal(json_object_get(rep, "id"), id));
+	json_decref(id);
+	json_decref(rep);
+
+	/* CRLF and blank lines are tolerated */
+	cli_send(c, "\n\r\n   \n");
+	rep = cli_call(c, "{\"cmd\":\"echo\",\"id\":\"s\"}\r\n");
+	check_ok(rep);
+	ck_assert_str_eq(json_string_value(json_object_get(rep, "id")), "s");
+	json_decref(rep);
+
+	ck_assert_uint_eq(ctl_clients(fx.srv), 1);
+	cli_close(c);
+	pump(20);
+	ck_assert_uint_eq(ctl_clients(fx.srv), 0);
+	fx_stop();
+}
 END_TEST
+
+START_TEST(t_pipelined)
+{
+	char req[64], *all = xmalloc(100 * sizeof(req));
+	struct cli *c;
+	size_t off = 0;
+
+	fx_start(NULL);
+	c = cli_open();
+	for (int i = 0; i < 100; i++)
+		off += (size_t)snprintf(all + off, sizeof(req), "{\"cmd\":\"%s\",\"id\":%d}\n",
+					i % 3 == 2 ? "fail" : "echo", i);
+	ck_assert_int_eq(cli_send_n(c, all, off), 0);
+	for (int i = 0; i < 100; i++) {
+		json_t *rep = cli_json(c);
+
+		ck_assert_int_eq(rep_id(rep), i);
+		if (i % 3 == 2)
+			check_err(rep, "no_such_node");
+		else
+			check_ok(rep);
+		json_decref(rep);
+	}
+	/* split in the middle of a line: the rest completes it */
+	cli_send(c, "{\"cmd\":\"ec");
+	pump(20);
+	cli_send(c, "ho\",\"id\":1000}\n{\"cmd\":\"echo\",\"id\":1001}\n");
+	for (int i = 1000; i < 1002; i++) {
+		json_t *rep = cli_json(c);
+
+		check_ok(rep);
+		ck_assert_int_eq(rep_id(rep), i);
+		json_decref(rep);
+	}
+	free(all);
+	cli_close(c);
+	fx_stop();
+}
+END_TEST
+
+START_TEST(t_malformed)
+{
+	static const char *const bad[] = {
+	    "{\"cmd\":\"echo\"\n",		      /* truncated */
+	    "not json at all\n",		      /* garbage */
+	    "[\"cmd\",\"echo\"]\n",		      /* not an object */
+	    "{\"cmd\":5,\"id\":3}\n",		      /* cmd not a string */
+	    "{\"id\":4}\n",			      /* no cmd */
+	    "{\"cmd\":null}\n",			      /* cmd null */
+	    "{\"cmd\":\"echo\"} {}\n",		      /* trailing data */
+	    "\"echo\"\n",			      /* bare string */
+	    "{\"cmd\":\"echo\",\"cmd\":\"sweep\"}\n", /* which one? */
+	};
+	struct cli *c;
+	json_t *rep;
+
+	fx_start(NULL);
+	c = cli_open();
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		rep = cli_call(c, bad[i]);
+		check_err(rep, "bad_request");
+		if (i == 3)
+			ck_assert_int_eq(rep_id(rep), 3);
+		json_decref(rep);
+		/* still usable */
+		rep = cli_call(c, "{\"cmd\":\"echo\",\"id\":99}\n");
+		check_ok(rep);
+		ck_assert_int_eq(rep_id(rep), 99);
+		json_decref(rep);
+	}
+	/* an embedded NUL is not JSON either */
+	ck_assert_int_eq(cli_send_n(c, "{\"cmd\":\"echo\"}\0\n", 16), 0);
+	rep = cli_json(c);
+	check_err(rep, "bad_request");
+	json_decref(rep);
+
+	rep = cli_call(c, "{\"cmd\":\"nosuch\",\"id\":5}\n");
+	check_err(rep, "unknown_command");
+	ck_assert_int_eq(rep_id(rep), 5);
+	json_decref(rep);
+
+	rep = cli_call(c, "{\"cmd\":\"fail\",\"id\":6}\n");
+	check_err(rep, "no_such_node");
+	ck_assert_str_eq(
+	    json_string_value(json_object_get(json_object_get(rep, "error"), "message")),
+	    "node 0x1234 not found");
+	ck_assert_int_eq(rep_id(rep), 6);
+	json_decref(rep);
+	cli_close(c);
+	fx_stop();
+}
+END_TEST
+
+/* a request line of exactly len bytes (without the LF) */
+static char *request_of_len(size_t len, int id)
+{
+	char *s = xmalloc(len + 2);
+	int head = snprintf(s, len + 1, "{\"cmd\":\"echo\",\"id\":%d,\"pad\":\"", id);
+
+	ck_assert_int_gt((int)len, head + 2);
+	memset(s + head, 'p', len - (size_t)head - 2);
+	memcpy(s + len - 2, "\"}\n", 4);
+	return s;
+}
+
+START_TEST(t_too_large)
+{
+	struct ctl_limits lim = {.max_request = 1024};
+	struct cli *c;
+	json_t *rep;
+	char *req;
+
+	fx_start(&lim);
+	c = cli_open();
+
+	/* exactly at the limit: fine */
+	req = request_of_len(1024, 1);
+	rep = cli_call(c, req);
+	check_ok(rep);
+	ck_assert_int_eq(rep_id(rep), 1);
+	json_decref(rep);
+	free(req);
+
+	/* one byte over, then a good request in the same write */
+	req = request_of_len(1025, 2);
+	req = xreallocarray(req, 1025 + 64, 1);
+	strcat(req, "{\"cmd\":\"echo\",\"id\":3}\n");
+	cli_send(c, req);
+	free(req);
+	rep = cli_json(c);
+	check_err(rep, "too_large");
+	ck_assert_ptr_null(json_object_get(rep, "id"));
+	json_decref(rep);
+	rep = cli_json(c);
+	check_ok(rep);
+	ck_assert_int_eq(rep_id(rep), 3);
+	json_decref(rep);
+
+	/* far over, in pieces: one error as soon as the limit is passed */
+	req = request_of_len(200000, 4);
+	ck_assert_int_eq(cli_send_n(c, req, 100000), 0);
+	rep = cli_json(c);
+	check_err(rep, "too_large");
+	json_decref(rep);
+	ck_assert_int_eq(cli_send_n(c, req + 100000, strlen(req + 100000)), 0);
+	free(req);
+	rep = cli_call(c, "{\"cmd\":\"echo\",\"id\":5}\n");
+	check_ok(rep);
+	ck_assert_int_eq(rep_id(rep), 5);
+	json_decref(rep);
+	ck_assert_uint_eq(ctl_clients(fx.srv), 1);
+	cli_close(c);
+	fx_stop();
+}
+END_TEST
+
+START_TEST(t_eof_tail)
+{
+	struct cli *c;
+	json_t *rep;
+
+	fx_start(NULL);
+	c = cli_open();
+	/* the last request may lack its LF when the client shuts down writing */
+	cli_send(c, "{\"cmd\":\"echo\",\"id\":1}\n{\"cmd\":\"echo\",\"id\":2}");
+	ck_assert_int_eq(shutdown(c->fd, SHUT_WR), 0);
+	rep = cli_json(c);
+	ck_assert_int_eq(rep_id(rep), 1);
+	json_decref(rep);
+	rep = cli_json(c);
+	ck_assert_int_eq(rep_id(rep), 2);
+	json_decref(rep);
+	ck_assert(cli_wait_eof(c, 2000));
+	ck_assert_uint_eq(ctl_clients(fx.srv), 0);
+	cli_close(c);
+	fx_stop();
+}
+END_TEST
+
+START_TEST(t_help)
+{
+	struct cli *c = NULL;
+	json_t *rep, *cmds;
+	size_t i;
+	unsigned seen = 0;
+
+	fx_start(NULL);
+	c = cli_open();
+	rep = cli_call(c, "{\"cmd\":\"help\"}\n");
+	check_ok(rep);
+	cmds = json_object_get(json_object_get(rep, "result"), "commands");
+	ck_assert(json_is_array(cmds));
+	ck_assert_uint_eq(json_array_size(cmds), ARRAY_SIZE(test_cmds) + 2);
+	for (i = 0; i < json_array_size(cmds); i++) {
+		json_t *e = json_array_get(cmds, i);
+		const char *name = json_string_value(json_object_get(e, "name"));
+		bool action = json_is_true(json_object_get(e, "action"));
+
+		ck_assert_ptr_nonnull(name);
+		ck_assert(json_is_string(json_object_get(e, "help")));
+		ck_assert(json_is_boolean(json_object_get(e, "action")));
+		ck_assert(action == (strcmp(name, "sweep") == 0));
+		if (!strcmp(name, "echo") || !strcmp(name, "sweep") || !strcmp(name, "help") ||
+		    !strcmp(name, "subscribe"))
+			seen++;
+	}
+	ck_assert_uint_eq(seen, 4);
+	json_decref(rep);
+	cli_close(c);
+	fx_stop();
+}
+END_TEST
+
+/*
+ * In a child with other credentials: send each request, write the reply
+ * lines to out_fd. Plain blocking I/O; the parent pumps the server.
+ */
+static void child_requests(int out_fd, uid_t uid, gid_t gid, gid_t supp, const char *reqs)
+{
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	char buf[4096];
+	size_t want = 0, have = 0;
+	int fd;
+
+	for (const char *p = reqs; *p; p++)
+		want += *p == '\n';
+	if (setgroups(supp == (gid_t)-1 ? 0 : 1, &supp) < 0 || setgid(gid) < 0 || setuid(uid) < 0)
+		_exit(10);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	strcpy(sun.sun_path, fx.path);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0)
+		_exit(11);
+	if (send(fd, reqs, strlen(reqs), MSG_NOSIGNAL) != (ssize_t)strlen(reqs))
+		_exit(12);
+	while (have < want) {
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		ssize_t n;
+
+		if (poll(&pfd, 1, 5000) <= 0)
+			_exit(13);
+		n = recv(fd, buf, sizeof(buf), 0);
+		if (n <= 0)
+			_exit(14);
+		for (ssize_t i = 0; i < n; i++)
+			have += buf[i] == '\n';
+		if (write(out_fd, buf, (size_t)n) != n)
+			_exit(15);
+	}
+	_exit(0);
+}
+
+/* run child_requests() in a child; its reply lines as a JSON array */
+static json_t *as_other(uid_t uid, gid_t gid, gid_t supp, const char *reqs)
+{
+	char buf[65536];
+	size_t len = 0;
+	int pfd[2], status = 0;
+	uint64_t end = ms_now() + 10000;
+	pid_t pid;
+	json_t *arr = json_array();
+	char *line, *save = NULL;
+
+	ck_assert_int_eq(pipe(pfd), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(pfd[0]);
+		child_requests(pfd[1], uid, gid, supp, reqs);
+	}
+	close(pfd[1]);
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		ck_assert_msg(ms_now() < end, "child hangs");
+		pump(5);
+	}
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child failed: %d", status);
+	for (ssize_t n; (n = read(pfd[0], buf + len, sizeof(buf) - 1 - len)) > 0;)
+		len += (size_t)n;
+	close(pfd[0]);
+	buf[len] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		json_t *j = json_loads(line, 0, NULL);
+
+		ck_assert_msg(j != NULL, "bad line from child: %s", line);
+		json_array_append_new(arr, j);
+	}
+	return arr;
+}
+
+static bool have_peergroups(void)
+{
+#ifdef SO_PEERGROUPS
+	int sv[2];
+	gid_t g[64];
+	socklen_t len = sizeof(g);
+	bool ok;
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	ok = getsockopt(sv[0], SOL_SOCKET, SO_PEERGROUPS, g, &len) == 0 || errno == ERANGE;
+	close(sv[0]);
+	close(sv[1]);
+	return ok;
+#else
+	return false;
+#endif
+}
+
+START_TEST(t_privilege)
+{
+	static const char reqs[] = "{\"cmd\":\"sweep\",\"id\":1}\n{\"cmd\":\"echo\",\"id\":2}\n";
+	struct cli *c;
+	json_t *rep, *arr;
+
+	fx_start(NULL);
+	if (geteuid() != 0) {
+		/* not root, and no action group: this process is unprivileged */
+		c = cli_open();
+		rep = cli_call(c, "{\"cmd\":\"sweep\",\"id\":1}\n");
+		check_err(rep, "permission_denied");
+		ck_assert_int_eq(rep_id(rep), 1);
+		json_decref(rep);
+		rep = cli_call(c, "{\"cmd\":\"echo\"}\n");
+		check_ok(rep);
+		json_decref(rep);
+		ck_assert_uint_eq(fx.sweeps, 0);
+		cli_close(c);
+		fx_stop();
+		return;
+	}
+
+	/* root may act */
+	c = cli_open();
+	rep = cli_call(c, "{\"cmd\":\"sweep\"}\n");
+	check_ok(rep);
+	json_decref(rep);
+	rep = cli_call(c, "{\"cmd\":\"echo\"}\n");
+	ck_assert(json_is_true(json_object_get(json_object_get(rep, "result"), "privileged")));
+	json_decref(rep);
+	cli_close(c);
+	ck_assert_uint_eq(fx.sweeps, 1);
+
+	/* nobody, in no group: reads yes, actions no */
+	arr = as_other(NOBODY, NOBODY, (gid_t)-1, reqs);
+	ck_assert_uint_eq(json_array_size(arr), 2);
+	check_err(json_array_get(arr, 0), "permission_denied");
+	ck_assert_int_eq(rep_id(json_array_get(arr, 0)), 1);
+	rep = json_array_get(arr, 1);
+	check_ok(rep);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(rep, "result"), "uid")),
+			 NOBODY);
+	ck_assert(json_is_false(json_object_get(json_object_get(rep, "result"), "privileged")));
+	json_decref(arr);
+	ck_assert_uint_eq(fx.sweeps, 1);
+
+	/* primary group is the action group */
+	arr = as_other(NOBODY, TEST_GROUP, (gid_t)-1, reqs);
+	check_ok(json_array_get(arr, 0));
+	json_decref(arr);
+	ck_assert_uint_eq(fx.sweeps, 2);
+
+	/* supplementary group is the action group */
+	if (have_peergroups()) {
+		arr = as_other(NOBODY, NOBODY, TEST_GROUP, reqs);
+		check_ok(json_array_get(arr, 0));
+		ck_assert(json_is_true(json_object_get(
+		    json_object_get(json_array_get(arr, 1), "result"), "privileged")));
+		json_decref(arr);
+		ck_assert_uint_eq(fx.sweeps, 3);
+	}
+	fx_stop();
+}
+END_TEST
+
+START_TEST(t_subscribe)
+{
+	struct cli *a, *b;
+	json_t *rep, *ev, *got;
+	char *line;
+
+	fx_start(NULL);
+	a = cli_open();
+	b = cli_open();
+	rep = cli_call(a, "{\"cmd\":\"subscribe\",\"id\":1}\n");
+	check_ok(rep);
+	ck_assert_int_eq(rep_id(rep), 1);
+	json_decref(rep);
+	rep = cli_call(b, "{\"cmd\":\"echo\"}\n");
+	json_decref(rep);
+	ck_assert_uint_eq(ctl_subscribers(fx.srv), 1);
+	ck_assert_uint_eq(ctl_clients(fx.srv), 2);
+
+	/* published as it is, one line */
+	ev = json_pack("{s:s, s:i, s:s}", "event", "sweep_done", "n", 3, "text", "x\ny");
+	ctl_publish(fx.srv, ev);
+	got = cli_json(a);
+	ck_assert(json_equal(got, ev));
+	json_decref(got);
+	/* non-objects are not events */
+	got = json_integer(5);
+	ctl_publish(fx.srv, got);
+	json_decref(got);
+	/* b is not subscribed */
+	pump(20);
+	line = cli_line(b, 50);
+	ck_assert_ptr_null(line);
+
+	/* a subscriber may still send requests; subscribing twice is harmless */
+	rep = cli_call(a, "{\"cmd\":\"subscribe\",\"id\":2}\n");
+	check_ok(rep);
+	json_decref(rep);
+	ck_assert_uint_eq(ctl_subscribers(fx.srv), 1);
+	rep = cli_call(a, "{\"cmd\":\"echo\",\"id\":3}\n");
+	check_ok(rep);
+	ck_assert_int_eq(rep_id(rep), 3);
+	json_decref(rep);
+
+	/* a handler that publishes: the event comes before the reply */
+	rep = cli_call(a, "{\"cmd\":\"pub\",\"id\":4,\"size\":10}\n");
+	ck_assert_str_eq(json_string_value(json_object_get(rep, "event")), "from_handler");
+	json_decref(rep);
+	rep = cli_json(a);
+	check_ok(rep);
+	ck_assert_int_eq(rep_id(rep), 4);
+	json_decref(rep);
+
+	ctl_publish(fx.srv, ev);
+	got = cli_json(a);
+	ck_assert(json_equal(got, ev));
+	json_decref(got);
+	json_decref(ev);
+
+	cli_close(a);
+	pump(20);
+	ck_assert_uint_eq(ctl_subscribers(fx.srv), 0);
+	ck_assert_uint_eq(ctl_clients(fx.srv), 1);
+	cli_close(b);
+	fx_stop();
+}
+END_TEST
+
+START_TEST(t_slow_subscriber)
+{
+	struct ctl_limits lim = {.max_output = 64 * 1024};
+	char pad[1001];
+	struct cli *stuck, *reader;
+	json_t *rep;
+	uint64_t t0;
+	size_t lines = 0;
+	char *line;
+
+	fx_start(&lim);
+	stuck = cli_open();
+	reader = cli_open();
+	rep = cli_call(stuck, "{\"cmd\":\"subscribe\"}\n");
+	json_decref(rep);
+	rep = cli_call(reader, "{\"cmd\":\"subscribe\"}\n");
+	json_decref(rep);
+	ck_assert_uint_eq(ctl_subscribers(fx.srv), 2);
+
+	memset(pad, 'x', sizeof(pad) - 1);
+	pad[sizeof(pad) - 1] = '\0';
+	t0 = ms_now();
+	/* 2 MB of events: far more than the kernel buffer plus max_output */
+	for (int i = 0; i < 2000; i++) {
+		json_t *ev = json_pack("{s:s, s:i, s:s}", "event", "tick", "seq", i, "pad", pad);
+
+		ctl_publish(fx.srv, ev);
+		json_decref(ev);
+		event_base_loop(fx.base, EVLOOP_NONBLOCK);
+		cli_fill(reader);
+		while ((line = cli_take_line(reader))) {
+			json_t *j = json_loads(line, 0, NULL);
+
+			ck_assert_ptr_nonnull(j);
+			ck_assert_int_eq(json_integer_value(json_object_get(j, "seq")),
+					 (json_int_t)lines);
+			json_decref(j);
+			free(line);
+			lines++;
+		}
+	}
+	while (lines < 2000) {
+		line = cli_line(reader, 2000);
+		ck_assert_ptr_nonnull(line);
+		free(line);
+		lines++;
+	}
+	ck_assert_msg(ms_now() - t0 < 10000, "publishing took %lu ms",
+		      (unsigned long)(ms_now() - t0));
+	/* the one that never read was dropped, the reader kept everything */
+	ck_assert_uint_eq(ctl_subscribers(fx.srv), 1);
+	ck_assert_uint_eq(ctl_clients(fx.srv), 1);
+	ck_assert(cli_wait_eof(stuck, 2000));
+	cli_close(stuck);
+	cli_close(reader);
+	fx_stop();
+}
+END_TEST
+
+START_TEST(t_publish_closes_caller)
+{
+	struct ctl_limits lim = {.max_output = 512};
+	struct cli *c;
+	json_t *rep;
+
+	fx_start(&lim);
+	c = cli_open();
+	rep = cli_call(c, "{\"cmd\":\"subscribe\"}\n");
+	json_decref(rep);
+	/* the handler's own event overflows its caller: closed mid-request */
+	cli_send(c, "{\"cmd\":\"pub\",\"size\":4096}\n{\"cmd\":\"echo\"}\n");
+	ck_assert(cli_wait_eof(c, 2000));
+	ck_assert_uint_eq(ctl_clients(fx.srv), 0);
+	ck_assert_uint_eq(ctl_subscribers(fx.srv), 0);
+	cli_close(c);
+	fx_stop();
+}
+END_TEST
+
+START_TEST(t_backpressure)
+{
+	struct ctl_limits lim = {.max_output = 256 * 1024};
+	char req[128], *all = xmalloc(50 * sizeof(req));
+	struct cli *c;
+	size_t off = 0;
+
+	fx_start(&lim);
+	c = cli_open();
+	/* 50 replies of 100 KB asked for at once, not read for a while */
+	for (int i = 0; i < 50; i++)
+		off += (size_t)snprintf(all + off, sizeof(req),
+					"{\"cmd\":\"big\",\"id\":%d,\"size\":100000}\n", i);
+	ck_assert_int_eq(cli_send_n(c, all, off), 0);
+	free(all);
+	pump(200);
+	ck_assert_uint_eq(ctl_clients(fx.srv), 1);
+	/* nothing lost, nothing reordered once the client reads */
+	for (int i = 0; i < 50; i++) {
+		json_t *rep = cli_json(c);
+
+		check_ok(rep);
+		ck_assert_int_eq(rep_id(rep), i);
+		ck_assert_uint_eq(strlen(json_string_value(
+				      json_object_get(json_object_get(rep, "result"), "data"))),
+				  100000);
+		json_decref(rep);
+	}
+	cli_close(c);
+	fx_stop();
+}
+END_TEST
+
+START_TEST(t_stalled_reader)
+{
+	struct ctl_limits lim = {.max_output = 256 * 1024, .idle_sec = 1};
+	char req[128], *all = xmalloc(50 * sizeof(req));
+	struct cli *c;
+	size_t off = 0;
+
+	fx_start(&lim);
+	c = cli_open();
+	for (int i = 0; i < 50; i++)
+		off += (size_t)snprintf(all + off, sizeof(req),
+					"{\"cmd\":\"big\",\"id\":%d,\"size\":100000}\n", i);
+	ck_assert_int_eq(cli_send_n(c, all, off), 0);
+	free(all);
+	/* asks, never reads: dropped once its output stalls for idle_sec */
+	pump(2500);
+	ck_assert_uint_eq(ctl_clients(fx.srv), 0);
+	ck_assert(cli_wait_eof(c, 1000));
+	cli_close(c);
+	fx_stop();
+}
+END_TEST
+
+#define NCLIENTS 200
+
+START_TEST(t_many_clients)
+{
+	struct cli *c[NCLIENTS];
+	char req[64];
+
+	fx_start(NULL);
+	for (int i = 0; i < NCLIENTS; i++) {
+		c[i] = cli_open();
+		snprintf(req, sizeof(req), "{\"cmd\":\"echo\",\"id\":%d}\n", i);
+		cli_send(c[i], req);
+	}
+	pump(50);
+	ck_assert_uint_eq(ctl_clients(fx.srv), NCLIENTS);
+	/* answered in reverse order of asking: nobody waits on anybody */
+	for (int i = NCLIENTS - 1; i >= 0; i--) {
+		json_t *rep = cli_json(c[i]);
+
+		check_ok(rep);
+		ck_assert_int_eq(rep_id(rep), i);
+		json_decref(rep);
+	}
+	for (int i = 0; i < NCLIENTS; i++)
+		cli_close(c[i]);
+	pump(50);
+	ck_assert_uint_eq(ctl_clients(fx.srv), 0);
+	fx_stop();
+}
+END_TEST
+
+START_TEST(t_max_clients)
+{
+	struct ctl_limits lim = {.max_clients = 3};
+	struct cli *c[3], *extra;
+	json_t *rep;
+
+	fx_start(&lim);
+	for (int i = 0; i < 3; i++) {
+		c[i] = cli_open();
+		rep = cli_call(c[i], "{\"cmd\":\"echo\"}\n");
+		check_ok(rep);
+		json_decref(rep);
+	}
+	/* the fourth is told and closed, even with a request already sent */
+	extra = cli_open();
+	cli_send(extra, "{\"cmd\":\"echo\"}\n");
+	rep = cli_json(extra);
+	check_err(rep, "busy");
+	json_decref(rep);
+	ck_assert(cli_wait_eof(extra, 2000));
+	cli_close(extra);
+	ck_assert_uint_eq(ctl_clients(fx.srv), 3);
+
+	/* the others are unaffected, and a freed slot can be taken */
+	rep = cli_call(c[1], "{\"cmd\":\"echo\",\"id\":1}\n");
+	check_ok(rep);
+	json_decref(rep);
+	cli_close(c[0]);
+	pump(20);
+	extra = cli_open();
+	rep = cli_call(extra, "{\"cmd\":\"echo\",\"id\":9}\n");
+	check_ok(rep);
+	ck_assert_int_eq(rep_id(rep), 9);
+	json_decref(rep);
+	cli_close(extra);
+	cli_close(c[1]);
+	cli_close(c[2]);
+	fx_stop();
+}
+END_TEST
+
+START_TEST(t_idle)
+{
+	struct ctl_limits lim = {.idle_sec = 1};
+	struct cli *quiet, *talker, *sub;
+	json_t *rep, *ev;
+	uint64_t end;
+
+	fx_start(&lim);
+	quiet = cli_open();
+	talker = cli_open();
+	sub = cli_open();
+	rep = cli_call(sub, "{\"cmd\":\"subscribe\"}\n");
+	json_decref(rep);
+	/* talker keeps talking across the timeout, quiet does not */
+	end = ms_now() + 2500;
+	while (ms_now() < end) {
+		rep = cli_call(talker, "{\"cmd\":\"echo\"}\n");
+		check_ok(rep);
+		json_decref(rep);
+		pump(300);
+	}
+	ck_assert(cli_wait_eof(quiet, 100));
+	ck_assert_uint_eq(ctl_clients(fx.srv), 2);
+	ck_assert_uint_eq(ctl_subscribers(fx.srv), 1);
+	ev = json_pack("{s:s}", "event", "still_there");
+	ctl_publish(fx.srv, ev);
+	json_decref(ev);
+	rep = cli_json(sub);
+	ck_assert_str_eq(json_string_value(json_object_get(rep, "event")), "still_there");
+	json_decref(rep);
+	cli_close(quiet);
+	cli_close(talker);
+	cli_close(sub);
+	fx_stop();
+}
+END_TEST
+
+START_TEST(t_socket_file)
+{
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	char other[160];
+	struct ctl_server *srv2;
+	struct stat st;
+	struct cli *c;
+	json_t *rep;
+	int fd;
+
+	fx_start(NULL);
+	/* the directory was made, the socket has its mode and group */
+	ck_assert_int_eq(lstat(fx.path, &st), 0);
+	ck_assert(S_ISSOCK(st.st_mode));
+	ck_assert_uint_eq(st.st_mode & 07777, 0666);
+	if (geteuid() == 0)
+		ck_assert_uint_eq(st.st_gid, TEST_GROUP);
+
+	/* a live server is not replaced */
+	srv2 = fx_server(fx.path, NULL);
+	ck_assert_ptr_null(srv2);
+	c = cli_open();
+	rep = cli_call(c, "{\"cmd\":\"echo\"}\n");
+	check_ok(rep);
+	json_decref(rep);
+
+	/* a stale socket file is */
+	snprintf(other, sizeof(other), "%s/stale.sock", fx.dir);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	strcpy(sun.sun_path, other);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	close(fd);
+	srv2 = ctl_new(fx.base, other, 0600, (gid_t)-1, test_cmds, 1, NULL, NULL);
+	ck_assert_ptr_nonnull(srv2);
+	ck_assert_int_eq(lstat(other, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+	ctl_del(srv2);
+	ck_assert_int_eq(access(other, F_OK), -1);
+
+	/* a file that is not a socket is left alone */
+	fd = open(other, O_CREAT | O_WRONLY, 0644);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_ptr_null(ctl_new(fx.base, other, 0600, (gid_t)-1, test_cmds, 1, NULL, NULL));
+	ck_assert_int_eq(access(other, F_OK), 0);
+	unlink(other);
+
+	/* bad command tables are refused */
+	{
+		static const struct ctl_cmd dup[] = {
+		    {.name = "x", .fn = cmd_echo},
+		    {.name = "x", .fn = cmd_echo},
+		};
+		static const struct ctl_cmd builtin[] = {{.name = "help", .fn = cmd_echo}};
+
+		ck_assert_ptr_null(ctl_new(fx.base, other, 0600, (gid_t)-1, dup, 2, NULL, NULL));
+		ck_assert_ptr_null(
+		    ctl_new(fx.base, other, 0600, (gid_t)-1, builtin, 1, NULL, NULL));
+	}
+
+	/* ctl_del closes its clients and removes the file (checked in fx_stop) */
+	ctl_del(fx.srv);
+	fx.srv = NULL;
+	ck_assert(cli_wait_eof(c, 1000));
+	cli_close(c);
+	fx_stop();
+}
+END_TEST
+
+/* ---- ibsmctl against this server ---- */
+
+static char ctl_bin[512];
+
+/* the client built beside this test, if it is there */
+static bool find_ibsmctl(void)
+{
+	const char *top = getenv("top_builddir");
+
+	snprintf(ctl_bin, sizeof(ctl_bin), "%s/ibsmctl", top && *top ? top : ".");
+	return access(ctl_bin, X_OK) == 0;
+}
+
+/* run ibsmctl with args while the server runs; exit status, output in out/err */
+static int run_ibsmctl(const char *const *args, char *out, size_t outlen, char *err, size_t errlen)
+{
+	const char *argv[16] = {ctl_bin};
+	int po[2], pe[2], status = 0, argc = 1;
+	size_t no = 0, ne = 0;
+	uint64_t end = ms_now() + 20000;
+	pid_t pid;
+
+	for (; args[argc - 1]; argc++)
+		argv[argc] = args[argc - 1];
+	argv[argc] = NULL;
+	ck_assert_int_eq(pipe2(po, O_NONBLOCK), 0);
+	ck_assert_int_eq(pipe2(pe, O_NONBLOCK), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		unsetenv("IBSMD_SOCKET");
+		execv(ctl_bin, (char *const *)argv);
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	for (bool done = false; !done;) {
+		ssize_t n;
+
+		done = waitpid(pid, &status, WNOHANG) == pid;
+		while ((n = read(po[0], out + no, outlen - 1 - no)) > 0)
+			no += (size_t)n;
+		while ((n = read(pe[0], err + ne, errlen - 1 - ne)) > 0)
+			ne += (size_t)n;
+		ck_assert_msg(ms_now() < end, "ibsmctl hangs");
+		if (!done)
+			pump(2);
+	}
+	out[no] = err[ne] = '\0';
+	close(po[0]);
+	close(pe[0]);
+	ck_assert(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+START_TEST(t_ibsmctl)
+{
+	char out[16384], err[4096], missing[160];
+	json_t *j;
+
+	if (!find_ibsmctl()) {
+		fprintf(stderr, "t_ibsmctl: no %s, skipped\n", ctl_bin);
+		return;
+	}
+	fx_start(NULL);
+	{
+		const char *a[] = {"-S", fx.path, "status", NULL};
+
+		ck_assert_int_eq(run_ibsmctl(a, out, sizeof(out), err, sizeof(err)), 0);
+		ck_assert_msg(strstr(out, "master") && strstr(out, "subnet up"), "%s", out);
+	}
+	{
+		const char *a[] = {"-S", fx.path, "--json", "status", NULL};
+
+		ck_assert_int_eq(run_ibsmctl(a, out, sizeof(out), err, sizeof(err)), 0);
+		j = json_loads(out, 0, NULL);
+		ck_assert_msg(j && json_is_true(json_object_get(j, "ok")), "%s", out);
+		json_decref(j);
+	}
+	{
+		const char *a[] = {"-S", fx.path, "nodes", "--type", "switch", NULL};
+
+		ck_assert_int_eq(run_ibsmctl(a, out, sizeof(out), err, sizeof(err)), 0);
+		ck_assert_str_eq(last_type, "switch");
+		ck_assert_msg(strstr(out, "GUID") && strstr(out, "spine1") && strstr(out, "1/36"),
+			      "%s", out);
+	}
+	{
+		/* the SM says no: exit 1 with the code */
+		const char *a[] = {"-S", fx.path, "nodes", "--type=router", NULL};
+
+		ck_assert_int_eq(run_ibsmctl(a, out, sizeof(out), err, sizeof(err)), 1);
+		ck_assert_msg(strstr(err, "no routers here") && strstr(err, "not_found"), "%s",
+			      err);
+	}
+	{
+		const char *a[] = {"-S", fx.path, "raw", "{\"cmd\":\"nosuch\"}", NULL};
+
+		ck_assert_int_eq(run_ibsmctl(a, out, sizeof(out), err, sizeof(err)), 1);
+		ck_assert_msg(strstr(out, "unknown_command"), "%s", out);
+	}
+	{
+		/* status says up from its third call on */
+		const char *a[] = {"-S", fx.path, "wait-up", "--timeout", "10", NULL};
+
+		ck_assert_int_eq(run_ibsmctl(a, out, sizeof(out), err, sizeof(err)), 0);
+	}
+	{
+		const char *a[] = {"-S", missing, "status", NULL};
+
+		snprintf(missing, sizeof(missing), "%s/none.sock", fx.dir);
+		ck_assert_int_eq(run_ibsmctl(a, out, sizeof(out), err, sizeof(err)), 2);
+		ck_assert_msg(strstr(err, "cannot connect"), "%s", err);
+	}
+	{
+		const char *a[] = {"-S", fx.path, "nodes", "--bogus", NULL};
+
+		ck_assert_int_eq(run_ibsmctl(a, out, sizeof(out), err, sizeof(err)), 2);
+	}
+	{
+		/* a busy SM is one that could not be talked to */
+		struct ctl_limits one = {.max_clients = 1};
+		const char *a[] = {"-S", missing, "status", NULL};
+		struct ctl_server *srv2;
+		struct cli *hold;
+
+		snprintf(missing, sizeof(missing), "%s/busy.sock", fx.dir);
+		srv2 = ctl_new(fx.base, missing, 0666, (gid_t)-1, test_cmds, ARRAY_SIZE(test_cmds),
+			       NULL, &one);
+		ck_assert_ptr_nonnull(srv2);
+		hold = cli_open_path(missing);
+		pump(20);
+		ck_assert_int_eq(run_ibsmctl(a, out, sizeof(out), err, sizeof(err)), 2);
+		ck_assert_msg(strstr(err, "too many clients"), "%s", err);
+		cli_close(hold);
+		ctl_del(srv2);
+	}
+	fx_stop();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("control");
-	TCase *tc = tcase_create("placeholder");
+	TCase *tc = tcase_create("socket");
 	SRunner *sr;
 	int nf;
 
-	tcase_add_test(tc, t_placeholder);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, t_reply_shape);
+	tcase_add_test(tc, t_pipelined);
+	tcase_add_test(tc, t_malformed);
+	tcase_add_test(tc, t_too_large);
+	tcase_add_test(tc, t_eof_tail);
+	tcase_add_test(tc, t_help);
+	tcase_add_test(tc, t_privilege);
+	tcase_add_test(tc, t_subscribe);
+	tcase_add_test(tc, t_slow_subscriber);
+	tcase_add_test(tc, t_publish_closes_caller);
+	tcase_add_test(tc, t_backpressure);
+	tcase_add_test(tc, t_stalled_reader);
+	tcase_add_test(tc, t_many_clients);
+	tcase_add_test(tc, t_max_clients);
+	tcase_add_test(tc, t_idle);
+	tcase_add_test(tc, t_socket_file);
+	tcase_add_test(tc, t_ibsmctl);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
+	srunner_set_fork_status(sr, CK_FORK);
 	srunner_run_all(sr, CK_NORMAL);
 	nf = srunner_ntests_failed(sr);
 	srunner_free(sr);

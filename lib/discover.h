@@ -1,3 +1,0 @@
-#ifndef IBSM_DISCOVER_H
-#define IBSM_DISCOVER_H
-#endif

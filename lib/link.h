@@ -1,3 +1,0 @@
-#ifndef IBSM_LINK_H
-#define IBSM_LINK_H
-#endif

@@ -1,3 +1,0 @@
-#ifndef IBSM_PROGRAM_H
-#define IBSM_PROGRAM_H
-#endif

@@ -1,0 +1,107 @@
+/*
+ * sweep.h: internals shared by the sweep phases (sm.c drives them;
+ * discover.c, link.c and program.c implement them). Not for other users.
+ *
+ * Every SMP a phase sends carries a struct sreq; its completion decrements
+ * the phase's pending count. Phases that send many SMPs produce them
+ * lazily (produce()), a window's worth at a time, so the transport queue
+ * and memory stay small however big the fabric is.
+ */
+#ifndef IBSM_SWEEP_H
+#define IBSM_SWEEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fabric.h"
+#include "mad/smp.h"
+#include "sm.h"
+
+enum sweep_phase {
+	PH_IDLE = 0,
+	PH_DISCOVER,
+	PH_CONFIGURE, /* LIDs, port parameters, arm */
+	PH_PROGRAM,   /* SwitchInfo, LFT blocks */
+	PH_ACTIVATE,
+	PH_LIGHT,
+	PH_DONE,
+};
+
+enum sreq_kind {
+	SR_NODEINFO,
+	SR_NODEDESC,
+	SR_SWITCHINFO,
+	SR_SI_CLEAR,
+	SR_PORTINFO,
+	SR_PI_CONFIG,
+	SR_PI_ACTIVE,
+	SR_SI_SET,
+	SR_LFT,
+	SR_LIGHT_SI,
+	SR_LIGHT_PI,
+};
+
+struct sweep;
+
+/* context of one SMP in flight */
+struct sreq {
+	struct sweep *sw;
+	uint64_t guid;           /* node the SMP is about */
+	uint8_t port;            /* port number, when it is about a port */
+	uint8_t kind;            /* enum sreq_kind */
+	uint16_t block;          /* LFT block */
+	uint64_t from_guid;      /* NodeInfo probes: node and port we came from */
+	uint8_t from_port;
+	struct ibsm_drpath path; /* NodeInfo probes: the path probed */
+};
+
+struct sweep {
+	struct ibsm_sm *sm;
+	bool heavy;
+	enum sweep_phase phase;
+	uint64_t t_start;
+	uint64_t t_phase;
+	unsigned pending;
+	bool producing;
+	bool (*produce)(struct sweep *sw); /* queue more; false when none are left */
+	void (*phase_done)(struct sweep *sw);
+	/* producer iterator */
+	uint32_t it_node;
+	uint32_t it_sub;
+	struct ibsm_sweep_result res;
+	uint32_t incomplete;      /* nodes/ports we could not fully read */
+};
+
+/* --- sm.c: plumbing for the phases --- */
+/* send an SMP for this sweep; ctx fields other than sw/kind are the caller's */
+void sweep_send(struct sweep *sw, const struct ibsm_smp_req *r, const struct sreq *ctx);
+/* note an error (counts it, logs it rate-limited) */
+void sweep_error(struct sweep *sw, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* start producing/finishing: call after a phase has queued its first SMPs */
+void sweep_kick(struct sweep *sw);
+
+/* --- discover.c --- */
+void discover_start(struct sweep *sw);
+void light_start(struct sweep *sw);
+/* response handlers; resp NULL when the SMP failed (err < 0) */
+void discover_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_hdr *h,
+		     const uint8_t *data, int err);
+
+/* --- link.c --- */
+/* assign LIDs (synchronous); returns ports whose LID changed */
+uint32_t link_assign_lids(struct sweep *sw);
+void link_configure_start(struct sweep *sw);
+void link_activate_start(struct sweep *sw);
+void link_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_hdr *h,
+		 const uint8_t *data, int err);
+/* the PortInfo ibsmd wants on a port (from what was read); false when the
+ * port is not to be configured */
+bool link_desired_portinfo(const struct ibsm_sm *sm, const struct ibsm_port *p,
+			   struct ibsm_portinfo *want);
+
+/* --- program.c --- */
+void program_start(struct sweep *sw);
+void program_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_hdr *h,
+		    const uint8_t *data, int err);
+
+#endif

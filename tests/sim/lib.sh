@@ -1,0 +1,494 @@
+# tests/sim/lib.sh: harness for tests that run a subnet manager on ibsim.  -*- sh -*-
+#
+# Source it from a test script (bash), then call sim_init.  Exit codes follow make check:
+# 0 pass, 77 skip, 1 fail.  Every test gets a private temp dir ($T) and its own ibsim
+# socket name, so tests can run side by side (make -j check).
+#
+# Environment (all optional):
+#   SM=ibsmd|opensm      the SM under test (default ibsmd); opensm validates the harness itself
+#   top_builddir         where ibsmd and ibsmctl are (set by make check; default: repo root)
+#   IBSMD, IBSMCTL       override the binaries
+#   SM_ARGS              extra arguments for every SM run (e.g. "-v")
+#   UMAD2SIM             path of libumad2sim.so
+#   JUDGE                path of fabric_judge.py (default: /work/shared/judge or ../shared/judge)
+#   KEEP_TMP=1           keep $T after the test (its path is printed)
+#   SIM_VERBOSE=1        print each step's tool output as it runs
+#   SIM_TIMEOUT          seconds for a client tool (default 60), SM_TIMEOUT for `-o` runs (120),
+#                        JUDGE_TIMEOUT for the judge (300)
+#
+# Functions (the "t_" ones report, the rest do):
+#   sim_init                  temp dir $T, IBSIM_SOCKNAME, EXIT trap; skips when ibsim,
+#                             umad2sim, the diags tools or the SM are missing
+#   sim_start NETFILE [ARGS]  start ibsim -s (extra ARGS such as -N/-S/-P; computed from the
+#                             file when missing) with stdin on a FIFO; wait for "ready"
+#   sim_stop                  stop ibsim (and the SM daemon, which cannot live without it)
+#   sim_cmd 'CMD'...          send console commands (Unlink "n"[p], Link ..., Error "n" 100,
+#                             Dump ...); waits until ibsim has read each one
+#   sim_run CMD [ARGS]        run a client on the fabric: LD_PRELOAD, IBSIM_SOCKNAME, SIM_HOST,
+#                             cwd $T/run, timeout; stderr goes to $T/clients.log
+#   sm_once [ARGS]            configure once (ibsmd -o / opensm -o); sets SM_RC, SM_LOG
+#   opensm_once DIR           OpenSM -o as a reference (any SM), its guid2lid in DIR
+#   sm_start [ARGS]           start the SM daemon in the background; sets SM_PID, SM_LOG
+#   sm_wait_up [SEC]          wait until the daemon says the subnet is up (ibsmctl wait-up)
+#   sm_stop                   SIGTERM the daemon (SIGKILL after 2 s); sets SM_RC
+#   sm_alive                  the daemon still runs
+#   sm_wait_attached [SEC]    wait until the daemon is an ibsim client (its sweep is about to start)
+#   sm_check_issm             the daemon's client is marked SM (needed for traps and sminfo)
+#   sm_nodes_json FILE        the SM's node list as `ibsmctl nodes --json` (OpenSM: from its
+#                             opensm-subnet.lst, same shape)
+#   sm_port_guid              the SM's port GUID (where ibnetdiscover starts; SIM_HOST's port)
+#   lids_snapshot FILE        every LID on the wire ('GUID LID NAME' lines, via ibnetdiscover)
+#   judge [ARGS]              run fabric_judge.py, report in $T/judge.json; 0 when "ok": true
+#   judge_until SEC [ARGS]    run the judge until ok or SEC seconds passed
+#   t_judge_ok [ARGS]         judge must be ok (fails the test with the report otherwise)
+#   t_lids_same A B           two LID snapshots must be equal
+#   t_lids_match_sm           ibnetdiscover LIDs == the SM's own node list
+#   t_sminfo_master [GUID]    sminfo must name GUID (default: sm_port_guid) as master
+#   fabric_test NETFILE [JUDGE_ARGS]  the standard fabric test (see below)
+#   t_step MSG / t_info MSG   progress lines with the elapsed time
+#   t_fail MSG / t_skip MSG   end the test: 1 / 77
+#   kill_wait PID...          SIGTERM, then SIGKILL after 2 s; reaps
+# Files: $T/ibsim*.log (simulator), $T/sm-*.log (SM runs), $T/clients.log (tool stderr),
+# $T/cache (the SM's --cache-dir / OSM_CACHE_DIR), $T/run (cwd of clients: umad2sim's sys-PID).
+
+set -u
+set -o pipefail
+
+SIM_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+: "${top_srcdir:=$(cd "$SIM_LIB_DIR/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+: "${SM:=ibsmd}"
+: "${IBSMD:=$top_builddir/ibsmd}"
+: "${IBSMCTL:=$top_builddir/ibsmctl}"
+: "${SM_ARGS:=}"
+: "${SIM_TIMEOUT:=60}"
+: "${SM_TIMEOUT:=120}"
+: "${JUDGE_TIMEOUT:=300}"
+: "${UMAD2SIM:=}"
+FABRICS=$top_srcdir/tests/fabrics
+GEN_TOPO=$FABRICS/gen_topo.py
+SIMTOOL=$SIM_LIB_DIR/simtool.py
+JUDGE=${JUDGE:-}
+PYTHON=${PYTHON:-python3}
+
+T=
+SIM_PID=
+SIM_FD=
+SIM_NET=
+SIM_LOG=
+SIM_N=0
+SM_PID=
+SM_LOG=
+SM_RC=
+SM_N=0
+_T0=$SECONDS
+
+t_info() { printf '[%3ds] %s\n' $((SECONDS - _T0)) "$*"; }
+t_step() { printf '[%3ds] == %s\n' $((SECONDS - _T0)) "$*"; }
+t_fail() { printf '[%3ds] FAIL: %s\n' $((SECONDS - _T0)) "$*" >&2; exit 1; }
+t_skip() { printf 'SKIP: %s\n' "$*" >&2; exit 77; }
+
+_find_umad2sim() {
+	local p
+	for p in "$UMAD2SIM" /usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so \
+		/usr/lib/*/umad2sim/libumad2sim.so /usr/lib64/umad2sim/libumad2sim.so \
+		/usr/lib/umad2sim/libumad2sim.so /usr/local/lib/umad2sim/libumad2sim.so; do
+		[ -n "$p" ] && [ -f "$p" ] && { echo "$p"; return 0; }
+	done
+	return 1
+}
+
+_find_judge() {
+	local p
+	for p in "$JUDGE" "$top_srcdir/../shared/judge/fabric_judge.py" \
+		/work/shared/judge/fabric_judge.py "$top_srcdir/tests/sim/fabric_judge.py"; do
+		[ -n "$p" ] && [ -f "$p" ] && { echo "$p"; return 0; }
+	done
+	return 1
+}
+
+# is PID a live process (zombies of ours count as dead)?
+_running() {
+	local st
+	[ -r "/proc/$1/stat" ] || return 1
+	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1) || return 1
+	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
+
+# kill_wait PID...: SIGTERM, up to 2 s grace, then SIGKILL; reaps our children.
+# Returns the exit status of the last PID when it was our child (else 0).
+kill_wait() {
+	local pid i rc=0
+	for pid in "$@"; do
+		[ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null
+	done
+	for pid in "$@"; do
+		[ -n "$pid" ] || continue
+		for ((i = 0; i < 20; i++)); do
+			_running "$pid" || break
+			sleep 0.1
+		done
+		if _running "$pid"; then
+			t_info "pid $pid ignored SIGTERM for 2 s: SIGKILL"
+			kill -KILL "$pid" 2>/dev/null
+		fi
+		wait "$pid" 2>/dev/null
+		rc=$?
+	done
+	return $rc
+}
+
+_teardown() {
+	local rc=$? f
+	trap - EXIT INT TERM
+	set +e
+	[ -n "$SM_PID" ] && kill_wait "$SM_PID"
+	[ -n "$SIM_PID" ] && kill_wait "$SIM_PID"
+	[ -n "$SIM_FD" ] && eval "exec $SIM_FD>&-"
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] && [ -n "$T" ] && [ -d "$T" ]; then
+		echo "---- test failed (exit $rc): last lines of the logs in $T ----" >&2
+		for f in "$T"/*.log; do
+			[ -s "$f" ] || continue
+			echo "---- $f" >&2
+			grep -v 'parse_port_connection_data' "$f" | tail -n 25 >&2
+		done
+	fi
+	if [ -n "$T" ] && [ -d "$T" ]; then
+		if [ "${KEEP_TMP:-0}" = 1 ]; then
+			echo "kept $T" >&2
+		else
+			rm -rf "$T"
+		fi
+	fi
+	exit "$rc"
+}
+
+sim_init() {
+	local tool
+	command -v ibsim >/dev/null || t_skip "ibsim not installed (apt install ibsim-utils)"
+	UMAD2SIM=$(_find_umad2sim) || t_skip "libumad2sim.so not found (set UMAD2SIM)"
+	# resolve python3 once: a version-manager shim (pyenv) costs ~1 s per start
+	PYTHON=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || t_skip "python3 missing"
+	for tool in ibnetdiscover iblinkinfo dump_fts smpquery smpdump sminfo ibroute timeout; do
+		command -v "$tool" >/dev/null || t_skip "$tool missing (infiniband-diags, coreutils)"
+	done
+	JUDGE=$(_find_judge) || t_skip "fabric_judge.py not found (set JUDGE)"
+	case $SM in
+	ibsmd)
+		[ -x "$IBSMD" ] || t_skip "$IBSMD not built"
+		[ -x "$IBSMCTL" ] || t_skip "$IBSMCTL not built"
+		;;
+	opensm)
+		command -v opensm >/dev/null || t_skip "opensm not installed"
+		;;
+	*) t_fail "SM=$SM: want ibsmd or opensm" ;;
+	esac
+	T=$(mktemp -d "${TMPDIR:-/tmp}/ibsmd-sim.XXXXXX") || t_fail "mktemp"
+	trap _teardown EXIT
+	trap 'exit 1' INT TERM
+	mkdir -p "$T/run" "$T/cache"
+	IBSIM_SOCKNAME=ibsmd-test-$$-$RANDOM
+	export IBSIM_SOCKNAME
+	# an ASan build refuses to run after a preloaded library unless told otherwise
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
+	export ASAN_OPTIONS
+	t_info "SM=$SM tmp=$T IBSIM_SOCKNAME=$IBSIM_SOCKNAME"
+}
+
+# ibsim -N/-S/-P for a net file, when its size needs more than the defaults
+_sim_limits() {
+	local line n s p
+	line=$(grep -m1 '^# ibsim needs:' "$1" 2>/dev/null) ||
+		line="# ibsim needs: $("$PYTHON" "$GEN_TOPO" stats --input "$1" 2>/dev/null |
+			awk '{print "-N", $2, "-S", $4, "-P", $8}')"
+	read -r n s p <<<"$(echo "$line" | sed -n 's/.*-N \([0-9]*\) -S \([0-9]*\) -P \([0-9]*\).*/\1 \2 \3/p')"
+	[ -n "$n" ] || return 0
+	[ "$n" -gt 2048 ] && echo -n " -N $((n + 16))"
+	[ "$s" -gt 256 ] && echo -n " -S $((s + 16))"
+	[ "$p" -gt 13312 ] && echo -n " -P $((p + 64))"
+	echo
+}
+
+sim_start() {
+	local net=$1 i fifo args
+	shift
+	[ -f "$net" ] || t_fail "no net file $net"
+	[ -n "$SIM_PID" ] && sim_stop
+	SIM_N=$((SIM_N + 1))
+	SIM_NET=$net
+	SIM_LOG=$T/ibsim-$SIM_N.log
+	fifo=$T/ibsim-$SIM_N.in
+	mkfifo "$fifo" || t_fail "mkfifo $fifo"
+	# ibsim never exits on stdin EOF (it spins instead), so we hold the FIFO open (read-write
+	# opens a FIFO without waiting for a reader) and close it only at the end
+	exec {SIM_FD}<>"$fifo"
+	if [ $# -gt 0 ]; then args=("$@"); else read -r -a args <<<"$(_sim_limits "$net")"; fi
+	ibsim -s "${args[@]}" "$net" <"$fifo" >"$SIM_LOG" 2>&1 {SIM_FD}>&- &
+	SIM_PID=$!
+	for ((i = 0; i < 300; i++)); do
+		grep -q 'Network simulator ready' "$SIM_LOG" 2>/dev/null && break
+		_running "$SIM_PID" || t_fail "ibsim exited while starting on $net"
+		sleep 0.1
+	done
+	grep -q 'Network simulator ready' "$SIM_LOG" || t_fail "ibsim not ready after 30 s on $net"
+	t_info "ibsim pid $SIM_PID on $(basename "$net") ${args[*]}"
+}
+
+sim_stop() {
+	[ -n "$SM_PID" ] && sm_stop
+	if [ -n "$SIM_PID" ]; then
+		kill_wait "$SIM_PID"
+		SIM_PID=
+	fi
+	if [ -n "$SIM_FD" ]; then
+		eval "exec $SIM_FD>&-"
+		SIM_FD=
+	fi
+}
+
+_sim_prompts() { grep -o 'sim> ' "$SIM_LOG" 2>/dev/null | wc -l; }
+
+sim_cmd() {
+	local c n i
+	[ -n "$SIM_PID" ] || t_fail "sim_cmd: no ibsim running"
+	for c in "$@"; do
+		n=$(_sim_prompts)
+		printf '%s\n' "$c" >&"$SIM_FD" || t_fail "sim_cmd: cannot write to ibsim"
+		for ((i = 0; i < 100; i++)); do
+			[ "$(_sim_prompts)" -gt "$n" ] && break
+			sleep 0.05
+		done
+		[ "${SIM_QUIET:-0}" = 1 ] || t_info "ibsim< $c"
+	done
+}
+
+# sm_wait_attached [SEC]: wait until the SM daemon's process is an ibsim client (console
+# `Attached`).  Returns as soon as it is; warns when it did not mark itself as SM (IsSM:
+# opening the issm device), because then ibsim gives it no traps and no SMInfo requests.
+sm_wait_attached() {
+	local sec=${1:-10} i
+	[ -n "$SM_PID" ] || t_fail "sm_wait_attached: no SM daemon"
+	for ((i = 0; i < sec * 20; i++)); do
+		SIM_QUIET=1 sim_cmd Attached
+		grep -q "pid $SM_PID connected" "$SIM_LOG" && break
+		sm_alive || t_fail "$SM died before attaching to ibsim"
+		sleep 0.05
+	done
+	grep -q "pid $SM_PID connected" "$SIM_LOG" || t_fail "$SM not attached to ibsim after ${sec}s"
+	t_info "$SM attached to ibsim"
+}
+
+# sm_check_issm: the daemon's ibsim client is marked SM; without that (the SM never opened
+# the issm device), ibsim hands it no traps and nobody's SMInfo queries (sminfo fails)
+sm_check_issm() {
+	SIM_QUIET=1 sim_cmd Attached
+	if tail -n 20 "$SIM_LOG" | grep -q "pid $SM_PID connected.* SM *\$"; then
+		return 0
+	fi
+	t_info "warning: $SM is not marked IsSM in ibsim (open the issm device): no traps, no SMInfo"
+	return 1
+}
+
+sim_run() {
+	[ -n "$SIM_PID" ] || t_fail "sim_run $1: no ibsim running"
+	echo "== $(date +%T) $*" >>"$T/clients.log"
+	(cd "$T/run" && LD_PRELOAD=$UMAD2SIM exec timeout -k 5 "$SIM_TIMEOUT" "$@" 2>>"$T/clients.log")
+}
+
+# --- the SM under test ---------------------------------------------------------------------
+
+_osm_env() {
+	# OpenSM keeps its files (guid2lid, opensm-subnet.lst) in these; flush the log so that
+	# sm_wait_up can read it
+	[ -f "$T/osm.conf" ] || printf 'force_log_flush TRUE\n' >"$T/osm.conf"
+	export OSM_TMP_DIR=$T/cache OSM_CACHE_DIR=$T/cache
+}
+
+sm_once() {
+	SM_N=$((SM_N + 1))
+	SM_LOG=$T/sm-$SM_N-once.log
+	t_info "$SM -o $* $SM_ARGS (log $(basename "$SM_LOG"))"
+	case $SM in
+	ibsmd)
+		(cd "$T/run" && LD_PRELOAD=$UMAD2SIM exec timeout -k 5 "$SM_TIMEOUT" \
+			"$IBSMD" -o --cache-dir "$T/cache" --socket "$T/ibsmd-once.sock" $SM_ARGS "$@" \
+			>"$SM_LOG" 2>&1 {SIM_FD}>&-)
+		;;
+	opensm)
+		_osm_env
+		(cd "$T/run" && LD_PRELOAD=$UMAD2SIM exec timeout -k 5 "$SM_TIMEOUT" \
+			opensm -o -F "$T/osm.conf" -f "$SM_LOG" $SM_ARGS "$@" >"$SM_LOG.out" 2>&1 {SIM_FD}>&-)
+		;;
+	esac
+	SM_RC=$?
+	t_info "$SM -o exit $SM_RC"
+	return 0
+}
+
+# opensm_once DIR: OpenSM as the reference, whatever SM is under test: `opensm -o` with its
+# cache (guid2lid) in DIR; returns its exit code
+opensm_once() {
+	local dir=$1 log
+	command -v opensm >/dev/null || return 77
+	mkdir -p "$dir"
+	log=$T/opensm-ref-$((SM_N = SM_N + 1)).log
+	[ -f "$T/osm.conf" ] || printf 'force_log_flush TRUE\n' >"$T/osm.conf"
+	(cd "$T/run" && OSM_TMP_DIR=$dir OSM_CACHE_DIR=$dir LD_PRELOAD=$UMAD2SIM \
+		exec timeout -k 5 "$SM_TIMEOUT" opensm -o -F "$T/osm.conf" -f "$log" >"$log.out" 2>&1 {SIM_FD}>&-)
+}
+
+sm_start() {
+	[ -n "$SM_PID" ] && t_fail "sm_start: an SM runs already (pid $SM_PID)"
+	SM_N=$((SM_N + 1))
+	SM_LOG=$T/sm-$SM_N-daemon.log
+	SM_SOCK=$T/ibsmd.sock
+	rm -f "$SM_SOCK"
+	case $SM in
+	ibsmd)
+		(cd "$T/run" && LD_PRELOAD=$UMAD2SIM exec "$IBSMD" --cache-dir "$T/cache" \
+			--socket "$SM_SOCK" $SM_ARGS "$@" >"$SM_LOG" 2>&1 {SIM_FD}>&-) &
+		;;
+	opensm)
+		_osm_env
+		(cd "$T/run" && LD_PRELOAD=$UMAD2SIM exec opensm -F "$T/osm.conf" -f "$SM_LOG" \
+			$SM_ARGS "$@" >"$SM_LOG.out" 2>&1 {SIM_FD}>&-) &
+		;;
+	esac
+	SM_PID=$!
+	t_info "$SM daemon pid $SM_PID $* $SM_ARGS (log $(basename "$SM_LOG"))"
+}
+
+sm_alive() { [ -n "$SM_PID" ] && _running "$SM_PID"; }
+
+sm_wait_up() {
+	local sec=${1:-60} i rc
+	sm_alive || t_fail "SM daemon is not running"
+	case $SM in
+	ibsmd)
+		timeout -k 5 $((sec + 10)) "$IBSMCTL" -S "$SM_SOCK" wait-up --timeout "$sec" \
+			>>"$T/clients.log" 2>&1
+		rc=$?
+		sm_alive || t_fail "SM daemon died (see $SM_LOG)"
+		[ $rc -eq 0 ] || t_fail "ibsmctl wait-up: subnet not up after ${sec}s (exit $rc)"
+		;;
+	opensm)
+		for ((i = 0; i < sec * 10; i++)); do
+			grep -q 'SUBNET UP' "$SM_LOG" 2>/dev/null && break
+			sm_alive || t_fail "opensm died (see $SM_LOG)"
+			sleep 0.1
+		done
+		grep -q 'SUBNET UP' "$SM_LOG" || t_fail "opensm: no SUBNET UP after ${sec}s"
+		;;
+	esac
+	t_info "$SM: subnet up"
+}
+
+sm_stop() {
+	[ -n "$SM_PID" ] || return 0
+	kill_wait "$SM_PID"
+	SM_RC=$?
+	SM_PID=
+	t_info "$SM daemon stopped (exit $SM_RC)"
+}
+
+sm_nodes_json() {
+	case $SM in
+	ibsmd)
+		timeout -k 5 30 "$IBSMCTL" -S "$SM_SOCK" --json nodes >"$1" 2>>"$T/clients.log" ||
+			t_fail "ibsmctl nodes --json failed"
+		;;
+	opensm)
+		[ -f "$T/cache/opensm-subnet.lst" ] || t_fail "no opensm-subnet.lst"
+		"$PYTHON" "$SIMTOOL" osm-nodes-json "$T/cache/opensm-subnet.lst" >"$1" ||
+			t_fail "cannot read opensm-subnet.lst"
+		;;
+	esac
+}
+
+sm_port_guid() {
+	local f=$T/ibnd.local.$SIM_N
+	[ -s "$f" ] || sim_run ibnetdiscover >"$f" || return 1
+	"$PYTHON" "$SIMTOOL" ibnd-local "$f"
+}
+
+lids_snapshot() {
+	sim_run ibnetdiscover >"$1.ibnd" || t_fail "ibnetdiscover failed"
+	"$PYTHON" "$SIMTOOL" ibnd-lids "$1.ibnd" >"$1" || t_fail "no LIDs in ibnetdiscover output"
+}
+
+judge() {
+	local rc
+	rm -f "$T/judge.json"
+	SIM_TIMEOUT=$JUDGE_TIMEOUT sim_run "$PYTHON" "$JUDGE" --json "$T/judge.json" "$@" >"$T/judge.out"
+	rc=$?
+	[ "${SIM_VERBOSE:-0}" = 1 ] && cat "$T/judge.out"
+	[ $rc -eq 0 ] && "$PYTHON" "$SIMTOOL" judge-ok "$T/judge.json" >/dev/null 2>&1
+}
+
+judge_until() {
+	local sec=$1 end
+	shift
+	end=$((SECONDS + sec))
+	while ! judge "$@"; do
+		[ $SECONDS -ge $end ] && return 1
+		sleep 1
+	done
+}
+
+t_judge_ok() {
+	local out
+	if judge "$@"; then
+		t_info "$("$PYTHON" "$SIMTOOL" judge-ok "$T/judge.json")"
+	else
+		out=$("$PYTHON" "$SIMTOOL" judge-ok "$T/judge.json" 2>&1)
+		t_fail "${out:-judge gave no report: $(head -c 300 "$T/judge.out")}"
+	fi
+}
+
+t_lids_same() {
+	local out
+	out=$("$PYTHON" "$SIMTOOL" lids-diff "$1" "$2" 2>&1) || t_fail "$out"
+	t_info "$out"
+}
+
+t_lids_match_sm() {
+	local out
+	sim_run ibnetdiscover >"$T/ibnd.cmp" || t_fail "ibnetdiscover failed"
+	sm_nodes_json "$T/nodes.json"
+	out=$("$PYTHON" "$SIMTOOL" compare-lids "$T/ibnd.cmp" "$T/nodes.json" 2>&1) || t_fail "$out"
+	t_info "$out"
+}
+
+t_sminfo_master() {
+	local guid=${1:-} out
+	[ -n "$guid" ] || guid=$(sm_port_guid) || t_fail "cannot find the SM's port GUID"
+	sim_run sminfo >"$T/sminfo.out" || true
+	out=$("$PYTHON" "$SIMTOOL" sminfo-master "$T/sminfo.out" "$guid" 2>&1) || t_fail "$out"
+	t_info "$out"
+}
+
+# fabric_test NETFILE [JUDGE_ARGS]: the standard check of one fabric.
+#   fresh ibsim; `SM -o` exits 0; judge ok; LIDs recorded; SM daemon; wait-up; LIDs unchanged;
+#   ibnetdiscover LIDs == the SM's node list; sminfo names the SM's port master; SM stops.
+fabric_test() {
+	local net=$1
+	shift
+	t_step "$(basename "$net"): configure once"
+	sim_start "$net"
+	sm_once
+	[ "$SM_RC" -eq 0 ] || t_fail "$SM -o exit $SM_RC on $(basename "$net")"
+	t_judge_ok "$@"
+	lids_snapshot "$T/lids.once"
+	t_step "$(basename "$net"): daemon"
+	sm_start
+	sm_wait_up 60
+	lids_snapshot "$T/lids.daemon"
+	t_lids_same "$T/lids.once" "$T/lids.daemon"
+	t_lids_match_sm
+	sm_check_issm || t_fail "$SM is not an SM in ibsim's eyes (IsSM not set)"
+	t_sminfo_master
+	sm_alive || t_fail "SM daemon died"
+	sm_stop
+	[ "$SM_RC" -eq 0 ] || [ "$SM" = opensm ] || t_fail "$SM exit $SM_RC on SIGTERM (want 0)"
+	sim_stop
+}
