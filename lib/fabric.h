@@ -27,6 +27,7 @@ struct ibsm_port {
 	uint8_t lmc;
 	uint32_t gen;             /* sweep generation the port was last seen in */
 	uint32_t link_gen;        /* generation in which the link to remote was seen */
+	uint32_t pi_unkept;       /* managed PortInfo fields the device did not keep */
 };
 
 struct ibsm_node {

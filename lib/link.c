@@ -79,7 +79,7 @@ uint32_t link_assign_lids(struct sweep *sw)
 	for (i = 0; i < n; i++) {
 		struct ibsm_port *pt = owners[i];
 
-		if (pt->lid != reqs[i].lid || pt->lmc != reqs[i].lmc || pt->pi.lid != reqs[i].lid) {
+		if (pt->pi.lid != reqs[i].lid || pt->pi.lmc != reqs[i].lmc) {
 			if (pt->pi.lid && pt->pi.lid != reqs[i].lid)
 				sm_event(sm, "lid_change", "%s: lid %u -> %u",
 					 port_name(pt, name, sizeof(name)), pt->pi.lid, reqs[i].lid);
@@ -162,15 +162,53 @@ bool link_desired_portinfo(const struct ibsm_sm *sm, const struct ibsm_port *p,
 	return true;
 }
 
-/* do the fields we manage differ from what the port holds? */
-static bool portinfo_differs(const struct ibsm_portinfo *a, const struct ibsm_portinfo *b)
+/* the PortInfo fields ibsmd manages, one bit each */
+enum {
+	PF_LID = 1 << 0,
+	PF_LMC = 1 << 1,
+	PF_SM_LID = 1 << 2,
+	PF_GID_PREFIX = 1 << 3,
+	PF_MKEY = 1 << 4,
+	PF_SUBNET_TIMEOUT = 1 << 5,
+	PF_SM_SL = 1 << 6,
+	PF_NEIGHBOR_MTU = 1 << 7,
+	PF_OP_VLS = 1 << 8,
+	PF_VL_STALL = 1 << 9,
+	PF_HOQ_LIFE = 1 << 10,
+	PF_PHYS_ERR = 1 << 11,
+	PF_OVERRUN_ERR = 1 << 12,
+};
+
+/* which managed fields differ */
+static uint32_t portinfo_diff(const struct ibsm_portinfo *a, const struct ibsm_portinfo *b)
 {
-	return a->lid != b->lid || a->lmc != b->lmc || a->sm_lid != b->sm_lid ||
-	       a->gid_prefix != b->gid_prefix || a->mkey != b->mkey ||
-	       a->subnet_timeout != b->subnet_timeout || a->sm_sl != b->sm_sl ||
-	       a->neighbor_mtu != b->neighbor_mtu || a->op_vls != b->op_vls ||
-	       a->vl_stall_count != b->vl_stall_count || a->hoq_life != b->hoq_life ||
-	       a->local_phys_err != b->local_phys_err || a->overrun_err != b->overrun_err;
+	uint32_t m = 0;
+
+	m |= a->lid != b->lid ? PF_LID : 0;
+	m |= a->lmc != b->lmc ? PF_LMC : 0;
+	m |= a->sm_lid != b->sm_lid ? PF_SM_LID : 0;
+	m |= a->gid_prefix != b->gid_prefix ? PF_GID_PREFIX : 0;
+	m |= a->mkey != b->mkey ? PF_MKEY : 0;
+	m |= a->subnet_timeout != b->subnet_timeout ? PF_SUBNET_TIMEOUT : 0;
+	m |= a->sm_sl != b->sm_sl ? PF_SM_SL : 0;
+	m |= a->neighbor_mtu != b->neighbor_mtu ? PF_NEIGHBOR_MTU : 0;
+	m |= a->op_vls != b->op_vls ? PF_OP_VLS : 0;
+	m |= a->vl_stall_count != b->vl_stall_count ? PF_VL_STALL : 0;
+	m |= a->hoq_life != b->hoq_life ? PF_HOQ_LIFE : 0;
+	m |= a->local_phys_err != b->local_phys_err ? PF_PHYS_ERR : 0;
+	m |= a->overrun_err != b->overrun_err ? PF_OVERRUN_ERR : 0;
+	return m;
+}
+
+/*
+ * Does the port need a Set? Fields a device did not keep after an accepted
+ * Set (p->pi_unkept) are not held against it: re-sending them every sweep
+ * would change nothing.
+ */
+static bool portinfo_needs_set(const struct ibsm_port *p, const struct ibsm_portinfo *want)
+{
+	return want->port_state != IBSM_PORT_NOP ||
+	       (portinfo_diff(want, &p->pi) & ~p->pi_unkept) != 0;
 }
 
 static void send_portinfo_set(struct sweep *sw, struct ibsm_port *p,
@@ -217,7 +255,7 @@ static bool configure_produce(struct sweep *sw)
 	while ((p = next_port(sw))) {
 		if (!link_desired_portinfo(sw->sm, p, &want))
 			continue;
-		if (want.port_state == IBSM_PORT_NOP && !portinfo_differs(&want, &p->pi))
+		if (!portinfo_needs_set(p, &want))
 			continue;
 		send_portinfo_set(sw, p, &want, SR_PI_CONFIG);
 		return true;
@@ -262,6 +300,7 @@ void link_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_h
 		 const uint8_t *data, int err)
 {
 	struct ibsm_node *n = fabric_node_find(&sw->sm->fabric, q->guid);
+	struct ibsm_portinfo want;
 	struct ibsm_port *p;
 	char name[128];
 
@@ -279,6 +318,8 @@ void link_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_h
 				    q->kind == SR_PI_ACTIVE ? "active" : "configure", strerror(-err));
 		return;
 	}
-	/* the answer is the port as it is now */
+	/* the answer is the port as it is now; remember fields it did not keep */
 	portinfo_decode(data, &p->pi);
+	if (link_desired_portinfo(sw->sm, p, &want))
+		p->pi_unkept |= portinfo_diff(&want, &p->pi) & ~(uint32_t)(PF_LID | PF_LMC);
 }

@@ -82,8 +82,8 @@ static void handle_trap(struct ibsm_sm *sm, const struct ibsm_notice *n, uint16_
 		sm->stats.traps_by_num[2]++;
 		log_rl(&smi_rl, IBSM_LOG_INFO, "trap 144 (capability change) from lid %u",
 		       n->issuer_lid);
-		if (sm->conf->sweep_on_trap)
-			sm_trap_change(sm, "trap 144 (capability change)");
+		/* capability bits (IsSM among them) change no link: a light sweep will do */
+		sm_request_sweep(sm, false, "trap 144 (capability change)");
 		break;
 	default:
 		sm->stats.traps_by_num[3]++;

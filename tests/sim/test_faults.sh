@@ -35,9 +35,11 @@ elif [ "$SM" = opensm ]; then
 else
 	t_fail "the log names neither a spine port 8 nor a path to leaf8: $(cat "$T/mentions.out")"
 fi
-judge
-out=$("$PYTHON" "$SIMTOOL" judge-faults "$T/judge.json" leaf8 2>&1) || t_fail "$out"
-t_info "$out"
+if [ -n "$JUDGE" ]; then
+	judge
+	out=$("$PYTHON" "$SIMTOOL" judge-faults "$T/judge.json" leaf8 2>&1) || t_fail "$out"
+	t_info "$out"
+fi
 for h in $SAMPLES; do
 	lid=$("$PYTHON" "$SIMTOOL" ibnd-name "$T/ibnd.faults" "$h") || t_fail "$h has no LID"
 	[ "$lid" -gt 0 ] || t_fail "$h has LID 0"
@@ -60,11 +62,11 @@ sm_start
 sm_wait_attached 10                   # its first sweep starts about now
 sim_cmd 'Unlink "spine1"[1]'          # spine1 port 1 <-> leaf1 port 9
 sm_wait_up 60
-judge_until 30 || {
+[ -z "$JUDGE" ] || judge_until 30 || {
 	out=$("$PYTHON" "$SIMTOOL" judge-ok "$T/judge.json" 2>&1)
 	t_fail "not settled 30 s after the link went down: $out"
 }
-t_info "$("$PYTHON" "$SIMTOOL" judge-ok "$T/judge.json")"
+[ -z "$JUDGE" ] || t_info "$("$PYTHON" "$SIMTOOL" judge-ok "$T/judge.json")"
 sim_run smpquery portinfo -D 0,1 9 >"$T/pi.out" || t_fail "smpquery portinfo leaf1:9 failed"
 grep -q 'LinkState:.*Down' "$T/pi.out" || t_fail "leaf1 port 9 is not Down after Unlink"
 sm_alive || t_fail "$SM died"

@@ -15,12 +15,14 @@ sm_start
 sm_wait_up 60
 lids_snapshot "$T/lids.a1"
 sm_stop
+[ "$SM_RC" -eq 0 ] || [ "$SM" = opensm ] || t_fail "$SM exit $SM_RC on SIGTERM (want 0)"
 [ -s "$T/cache/guid2lid" ] || t_fail "no guid2lid in the cache dir after the daemon ran"
 sm_start
 sm_wait_up 60
 lids_snapshot "$T/lids.a2"
 t_lids_same "$T/lids.a1" "$T/lids.a2"
 sm_stop
+[ "$SM_RC" -eq 0 ] || [ "$SM" = opensm ] || t_fail "$SM exit $SM_RC on SIGTERM (want 0)"
 sim_stop
 cp "$T/cache/guid2lid" "$T/guid2lid.a"
 
