@@ -194,7 +194,7 @@ static void on_event(void *arg, const char *type, const char *text)
 
 	if (!d->ctl)
 		return;
-	ev = json_pack("{s:s, s:s, s:I}", "type", type, "text", text, "time_ms",
+	ev = json_pack("{s:s, s:s, s:I}", "event", type, "text", text, "time_ms",
 		       (json_int_t)now_ms());
 	ctl_publish(d->ctl, ev);
 	json_decref(ev);
@@ -463,7 +463,9 @@ int main(int argc, char **argv)
 	umad_backend_attach(d.umad, d.xport);
 	hooks = (struct ibsm_sm_hooks){.sweep_done = on_sweep_done, .event = on_event, .arg = &d};
 	d.sm = sm_new(d.base, d.conf, d.xport, pd.port_guid, &hooks);
-	if (d.conf->socket_path) {
+	/* -o is a one-shot run: no status socket unless one was asked for */
+	if (d.conf->socket_path &&
+	    !(d.once && d.conf->origin[CONF_KEY_socket_path].kind == CONF_FROM_DEFAULT)) {
 		d.ctl = ctl_new(d.base, d.conf->socket_path, 0660, (gid_t)-1, ctl_cmds,
 				ARRAY_SIZE(ctl_cmds), &d, NULL);
 		if (!d.ctl)

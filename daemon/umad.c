@@ -295,6 +295,24 @@ const struct ibsm_xport_backend umad_backend_ops = {
 	.send = umad_send_op,
 };
 
+/*
+ * The receiver blocks in umad_recv() for up to RECV_POLL_MS; ask the local
+ * SMA for its NodeInfo so an answer wakes it at once and exit is quick.
+ */
+static void wake_receiver(struct ibsm_umad *u)
+{
+	struct ibsm_drpath local = {.cnt = 0};
+	struct ibsm_smp_req r = {.method = IBSM_METHOD_GET, .attr_id = IBSM_ATTR_NODE_INFO,
+				 .path = &local};
+	struct ibsm_mad_addr to = {.lid = IBSM_PERMISSIVE_LID};
+	uint8_t mad[IBSM_MAD_SIZE];
+
+	if (u->agent_dr < 0)
+		return;
+	smp_build(mad, &r);
+	umad_send_op(u, mad, sizeof(mad), &to, 50);
+}
+
 void umad_backend_close(struct ibsm_umad *u)
 {
 	struct rmad *m;
@@ -302,8 +320,11 @@ void umad_backend_close(struct ibsm_umad *u)
 	if (!u)
 		return;
 	u->stop = true;
-	if (u->thread_started)
+	u->x = NULL;
+	if (u->thread_started) {
+		wake_receiver(u);
 		pthread_join(u->thread, NULL);
+	}
 	if (u->ev)
 		event_free(u->ev);
 	while ((m = u->head)) {

@@ -31,7 +31,6 @@ Subcommands (see --help of each):
   stats     --input FILE            print node/port counts and the ibsim -N/-S/-P they need
 """
 import argparse
-import random
 import re
 import sys
 from collections import OrderedDict, deque
@@ -125,6 +124,41 @@ class Fabric:
             for p in sorted(d['links']):
                 peer, pp = d['links'][p]
                 f.write(f"[{p}]\t\"{peer}\"[{pp}]\t\t# \"{peer}\" lid 0 {SPEED}\n")
+
+
+class Rng:
+    """splitmix64: the same numbers on every Python version (random's algorithms may change)"""
+
+    def __init__(self, seed):
+        self.s = seed & (2**64 - 1)
+
+    def next(self):
+        self.s = (self.s + 0x9E3779B97F4A7C15) & (2**64 - 1)
+        z = self.s
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & (2**64 - 1)
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & (2**64 - 1)
+        return z ^ (z >> 31)
+
+    def below(self, n):
+        """uniform in [0, n) (rejection sampling, no modulo bias)"""
+        lim = (2**64 // n) * n
+        while True:
+            x = self.next()
+            if x < lim:
+                return x % n
+
+    def choice(self, seq):
+        return seq[self.below(len(seq))]
+
+    def shuffle(self, lst):
+        for i in range(len(lst) - 1, 0, -1):
+            j = self.below(i + 1)
+            lst[i], lst[j] = lst[j], lst[i]
+
+    def sample2(self, seq):
+        i = self.below(len(seq))
+        j = self.below(len(seq) - 1)
+        return seq[i], seq[j + (j >= i)]
 
 
 def ibsim_limits(fab):
@@ -263,7 +297,7 @@ def gen_random(a):
     N, D, H = a.switches, a.degree, a.hosts
     if N < 1 or H < 0 or (N > 2 and D < 2) or (N == 2 and D < 1):
         raise SystemExit("gen_topo: random needs --switches >= 1, --degree >= 2 (a tree must fit)")
-    rng = random.Random(a.seed)
+    rng = Rng(a.seed)
     fab = Fabric()
     radix = radix_for(H + D, a.radix)
     sw = [f"sw{i}" for i in range(1, N + 1)]
@@ -298,7 +332,7 @@ def gen_random(a):
         free = [s for s in sw if deg[s] < D]
         if len(free) < 2:
             break
-        u, v = rng.sample(free, 2)
+        u, v = rng.sample2(free)
         if (min(u, v), max(u, v)) in edges:
             continue
         connect(u, v)
@@ -357,7 +391,7 @@ def gen_degrade(a, argv):
     lines, fab, where = read_net(a.input)
     links = fab.switch_links()
     want = round(a.fraction * len(links))
-    rng = random.Random(a.seed)
+    rng = Rng(a.seed)
     cand = links[:]
     rng.shuffle(cand)
     removed = []

@@ -22,6 +22,7 @@
 #   sim_start NETFILE [ARGS]  start ibsim -s (extra ARGS such as -N/-S/-P; computed from the
 #                             file when missing) with stdin on a FIFO; wait for "ready"
 #   sim_stop                  stop ibsim (and the SM daemon, which cannot live without it)
+#   sim_clear_cache           empty $T/cache (the SM's guid2lid) before an unrelated fabric
 #   sim_cmd 'CMD'...          send console commands (Unlink "n"[p], Link ..., Error "n" 100,
 #                             Dump ...); waits until ibsim has read each one
 #   sim_run CMD [ARGS]        run a client on the fabric: LD_PRELOAD, IBSIM_SOCKNAME, SIM_HOST,
@@ -51,6 +52,7 @@
 # Files: $T/ibsim*.log (simulator), $T/sm-*.log (SM runs), $T/clients.log (tool stderr),
 # $T/cache (the SM's --cache-dir / OSM_CACHE_DIR), $T/run (cwd of clients: umad2sim's sys-PID).
 
+# shellcheck disable=SC2086,SC2119,SC2120,SC2034  # SM_ARGS splits on purpose; optional args
 set -u
 set -o pipefail
 
@@ -78,6 +80,7 @@ SIM_NET=
 SIM_LOG=
 SIM_N=0
 SM_PID=
+SM_SOCK=
 SM_LOG=
 SM_RC=
 SM_N=0
@@ -233,6 +236,12 @@ sim_start() {
 	done
 	grep -q 'Network simulator ready' "$SIM_LOG" || t_fail "ibsim not ready after 30 s on $net"
 	t_info "ibsim pid $SIM_PID on $(basename "$net") ${args[*]}"
+}
+
+# sim_clear_cache: forget the SM's guid2lid (and OpenSM's other files) before a new fabric
+sim_clear_cache() {
+	rm -rf "$T/cache"
+	mkdir -p "$T/cache"
 }
 
 sim_stop() {
@@ -484,6 +493,7 @@ fabric_test() {
 	local net=$1
 	shift
 	t_step "$(basename "$net"): configure once"
+	sim_clear_cache
 	sim_start "$net"
 	sm_once
 	[ "$SM_RC" -eq 0 ] || t_fail "$SM -o exit $SM_RC on $(basename "$net")"

@@ -57,6 +57,7 @@ done
 sim_stop
 
 t_step "(b) a spine link goes down during the first sweep"
+sim_clear_cache
 sim_start "$NET"
 sm_start
 sm_wait_attached 10                   # its first sweep starts about now

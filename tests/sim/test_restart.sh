@@ -35,7 +35,7 @@ t_lids_same "$T/lids.a1" "$T/lids.b"
 sim_stop
 
 t_step "(c) fresh fabric, guid2lid with the LIDs reversed"
-rm -rf "$T/cache" && mkdir -p "$T/cache"
+sim_clear_cache
 "$PYTHON" "$SIMTOOL" guid2lid-reverse "$T/guid2lid.a" >"$T/cache/guid2lid" || t_fail "guid2lid-reverse"
 "$PYTHON" "$SIMTOOL" guid2lid "$T/cache/guid2lid" | sort >"$T/lids.c.want"
 sim_start "$NET"
@@ -53,7 +53,7 @@ else
 	opensm_once "$T/osmref" || t_fail "opensm -o (reference) failed"
 	lids_snapshot "$T/lids.osm"
 	sim_stop
-	rm -rf "$T/cache" && mkdir -p "$T/cache"
+	sim_clear_cache
 	cp "$T/osmref/guid2lid" "$T/cache/guid2lid" || t_fail "OpenSM wrote no guid2lid"
 	sim_start "$NET"
 	sm_once
