@@ -45,6 +45,7 @@ struct ibsm_umad {
 	int issm_fd;
 	int agent_smi;  /* class 0x01 */
 	int agent_dr;   /* class 0x81 */
+	int agent_sa;   /* class 0x03 */
 	struct ibsm_xport *x;
 	struct event *ev;
 	pthread_t thread;
@@ -201,17 +202,18 @@ static void *receiver(void *arg)
 	return NULL;
 }
 
-static int register_agent(int portid, int mgmt_class)
+static int register_agent(int portid, int mgmt_class, int version, int rmpp)
 {
 	long mask[16 / sizeof(long)];
-	int methods[] = {IBSM_METHOD_GET, IBSM_METHOD_SET, IBSM_METHOD_TRAP,
-			 IBSM_METHOD_TRAP_REPRESS};
+	int methods[] = {IBSM_METHOD_GET,   IBSM_METHOD_SET,         IBSM_METHOD_TRAP,
+			 IBSM_METHOD_REPORT, IBSM_METHOD_TRAP_REPRESS, IBSM_METHOD_GET_TABLE,
+			 IBSM_METHOD_GET_MULTI, IBSM_METHOD_DELETE};
 	size_t i;
 
 	memset(mask, 0, sizeof(mask));
 	for (i = 0; i < ARRAY_SIZE(methods); i++)
 		mask[methods[i] / (8 * sizeof(long))] |= 1L << (methods[i] % (8 * sizeof(long)));
-	return umad_register(portid, mgmt_class, 1, 0, mask);
+	return umad_register(portid, mgmt_class, version, (uint8_t)rmpp, mask);
 }
 
 struct ibsm_umad *umad_backend_open(struct event_base *base, uint64_t guid,
@@ -230,7 +232,7 @@ struct ibsm_umad *umad_backend_open(struct event_base *base, uint64_t guid,
 		return NULL;
 	u = xcalloc(1, sizeof(*u));
 	u->issm_fd = -1;
-	u->portid = u->agent_smi = u->agent_dr = -1;
+	u->portid = u->agent_smi = u->agent_dr = u->agent_sa = -1;
 	/* room for the umad header whatever its size (umad2sim and libibumad have disagreed) */
 	u->umad_len = umad_size() + IBSM_MAD_SIZE + 256;
 	pthread_mutex_init(&u->mu, NULL);
@@ -239,9 +241,14 @@ struct ibsm_umad *umad_backend_open(struct event_base *base, uint64_t guid,
 		log_warnx("cannot open %s port %d: %s", desc->ca, desc->port, strerror(-u->portid));
 		goto fail;
 	}
-	u->agent_smi = register_agent(u->portid, IBSM_CLASS_SMI);
-	u->agent_dr = register_agent(u->portid, IBSM_CLASS_SMI_DIRECT);
-	if (u->agent_smi < 0 || u->agent_dr < 0) {
+	u->agent_smi = register_agent(u->portid, IBSM_CLASS_SMI, 1, 0);
+	u->agent_dr = register_agent(u->portid, IBSM_CLASS_SMI_DIRECT, 1, 0);
+	/*
+	 * The SA agent also keeps umad2sim alive: it crashes when a MAD
+	 * arrives for a class no agent is registered for.
+	 */
+	u->agent_sa = register_agent(u->portid, IBSM_CLASS_SA, 2, 1);
+	if (u->agent_smi < 0 || u->agent_dr < 0 || u->agent_sa < 0) {
 		log_warnx("cannot register the smi agents on %s port %d (another sm running?)",
 			  desc->ca, desc->port);
 		goto fail;
@@ -285,7 +292,9 @@ static int umad_send_op(void *ctx, const uint8_t *mad, size_t len, const struct 
 		return -EMSGSIZE;
 	memset(buf, 0, umad_size());
 	memcpy(umad_get_mad(buf), mad, len);
-	agent = mad[1] == IBSM_CLASS_SMI_DIRECT ? u->agent_dr : u->agent_smi;
+	agent = mad[1] == IBSM_CLASS_SMI_DIRECT ? u->agent_dr
+		: mad[1] == IBSM_CLASS_SA	? u->agent_sa
+						: u->agent_smi;
 	umad_set_addr(buf, to->lid, (int)to->qpn, to->sl, (int)to->qkey);
 	r = umad_send(u->portid, agent, buf, (int)len, (int)timeout_ms, 0);
 	return r < 0 ? (r == -1 ? -errno : r) : 0;
@@ -338,6 +347,8 @@ void umad_backend_close(struct ibsm_umad *u)
 			umad_unregister(u->portid, u->agent_smi);
 		if (u->agent_dr >= 0)
 			umad_unregister(u->portid, u->agent_dr);
+		if (u->agent_sa >= 0)
+			umad_unregister(u->portid, u->agent_sa);
 		umad_close_port(u->portid);
 	}
 	pthread_mutex_destroy(&u->mu);

@@ -18,6 +18,7 @@
 #include "lid.h"
 #include "log.h"
 #include "routing.h"
+#include "sa/sa.h"
 #include "sm.h"
 #include "smstate.h"
 #include "sweep.h"
@@ -441,6 +442,7 @@ void sm_del(struct ibsm_sm *sm)
 		return;
 	xport_set_space_cb(sm->xport, NULL, NULL);
 	smstate_fini(sm);
+	sa_fini(sm);
 	if (sm->sweep) {
 		/* cancelled SMPs still reference the sweep: let them drain first */
 		xport_cancel_all(sm->xport);
@@ -483,6 +485,7 @@ int sm_start(struct ibsm_sm *sm)
 		log_warnx("cannot read guid2lid: %s", strerror(-r));
 	conf_errors_free(&errs);
 	smstate_init(sm);
+	sa_init(sm);
 	if (sm->conf->sweep_interval > 0) {
 		tv.tv_sec = sm->conf->sweep_interval;
 		tv.tv_usec = 0;

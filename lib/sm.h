@@ -53,6 +53,8 @@ struct ibsm_sm_stats {
 	uint64_t heavy_sweeps, light_sweeps;
 	uint64_t traps, traps_by_num[4]; /* 128, 129-131, 144, other */
 	uint64_t sminfo_queries;
+	uint64_t sa_requests;
+	uint64_t bad_sa;                 /* SA MADs that failed validation */
 	uint64_t bad_smps;               /* responses that failed validation */
 	uint64_t lft_blocks_sent;
 	uint64_t port_sets;

@@ -56,15 +56,16 @@ struct topo_lid {
 struct ibsm_topo {
 	uint32_t nsw, nep, nlinks;
 	struct topo_sw *sw;
-	struct topo_link *links; /* nlinks directed entries, grouped by switch */
+	struct topo_link *links; /* nlinks directed entries, grouped by switch, by port
+				  * within it; every cable appears from both ends */
 	struct topo_ep *eps;     /* grouped by attached switch */
 	uint16_t max_lid;        /* highest LID owned by anything */
 	struct topo_lid *lids;   /* [0..max_lid] */
 	char *strings;           /* storage for desc */
 };
 
-/* snapshot the live fabric (switches with a LID and their links, end ports
- * with LIDs); the result does not point into the fabric */
+/* snapshot the live fabric (switches with a LID in GUID order, links up at
+ * both ends, end ports with LIDs); the result does not point into the fabric */
 struct ibsm_topo *topo_from_fabric(const struct ibsm_fabric *f);
 void topo_del(struct ibsm_topo *t);
 /* switch index by GUID, TOPO_NONE if absent (linear) */

@@ -22,7 +22,7 @@
 struct topofile_port {
 	int32_t peer;        /* index of the node at the other end, -1 if uncabled */
 	uint8_t peer_port;
-	uint64_t guid;       /* port GUID when the file gives one, else 0 */
+	uint64_t guid;       /* port GUID: the file's "(hex)", else node GUID (+ port for CAs) */
 };
 
 struct topofile_node {
@@ -47,7 +47,8 @@ struct topofile {
  * to errs as "path:line: reason"; returns 0 when the file is usable, else
  * -EINVAL (or -errno when unreadable) and *out is NULL.
  * Links may be listed from one end only; they are mirrored.
- * Nodes without a GUID in the file get a deterministic synthetic one.
+ * Nodes without a GUID in the file get a deterministic synthetic one, the
+ * one ibsim gives the same file (switches from 0x200000, CAs from 0x100000).
  */
 int topofile_load(const char *path, struct topofile **out, struct conf_errors *errs);
 /* same, from a string (tests, fuzzing); name is used in messages */

@@ -43,6 +43,8 @@ struct fakefab {
 	int sm_node, sm_port;
 	struct fakefab_counts cnt;
 	unsigned seed;
+	uint8_t last_answer[IBSM_MAD_SIZE];
+	bool have_answer;
 };
 
 struct delivery {
@@ -340,8 +342,12 @@ static int ff_send(void *ctx, const uint8_t *in, size_t len, const struct ibsm_m
 		return -EINVAL;
 	memcpy(mad, in, IBSM_MAD_SIZE);
 	mad_hdr_decode(mad, IBSM_MAD_SIZE, &h);
-	if (h.method & IBSM_METHOD_RESP || h.method == IBSM_METHOD_TRAP_REPRESS)
-		return 0; /* answers from the SM: nothing to do */
+	if (h.method & IBSM_METHOD_RESP || h.method == IBSM_METHOD_TRAP_REPRESS) {
+		ff->cnt.answers++;
+		memcpy(ff->last_answer, mad, IBSM_MAD_SIZE);
+		ff->have_answer = true;
+		return 0;
+	}
 	ff->cnt.smps++;
 	if (h.mgmt_class != IBSM_CLASS_SMI_DIRECT) {
 		deliver(ff, mad, 0, ETIMEDOUT); /* LID routing is not simulated */
@@ -502,6 +508,42 @@ const struct fakefab_counts *fakefab_counts(const struct fakefab *ff)
 void fakefab_reset_counts(struct fakefab *ff)
 {
 	memset(&ff->cnt, 0, sizeof(ff->cnt));
+}
+
+const uint8_t *fakefab_last_answer(const struct fakefab *ff)
+{
+	return ff->have_answer ? ff->last_answer : NULL;
+}
+
+struct inject {
+	struct fakefab *ff;
+	uint8_t mad[512];
+	size_t len;
+	uint16_t lid;
+};
+
+static void inject_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct inject *in = arg;
+	struct ibsm_mad_addr from = {.lid = in->lid};
+
+	(void)fd;
+	(void)what;
+	if (in->ff->x)
+		xport_input(in->ff->x, in->mad, in->len, &from, 0);
+	free(in);
+}
+
+void fakefab_inject(struct fakefab *ff, const uint8_t *mad, size_t len, uint16_t lid)
+{
+	struct inject *in = xcalloc(1, sizeof(*in));
+	struct timeval tv = {0, 0};
+
+	in->ff = ff;
+	in->len = MIN(len, sizeof(in->mad));
+	memcpy(in->mad, mad, in->len);
+	in->lid = lid;
+	event_base_once(ff->base, -1, EV_TIMEOUT, inject_cb, in, &tv);
 }
 
 static bool owns_lid(const struct ff_node *nd, int port, uint16_t lid)

@@ -47,9 +47,14 @@ uint64_t fakefab_port_guid(const struct fakefab *ff, int node, int port);
 /* SMPs handled: total, Sets, LFT Sets, PortInfo Sets */
 struct fakefab_counts {
 	uint64_t smps, gets, sets, lft_sets, pi_sets, si_sets, dropped;
+	uint64_t answers; /* responses and trap represses the SM sent */
 };
 const struct fakefab_counts *fakefab_counts(const struct fakefab *ff);
 void fakefab_reset_counts(struct fakefab *ff);
+/* the last response or repress the SM sent (256 bytes), NULL if none */
+const uint8_t *fakefab_last_answer(const struct fakefab *ff);
+/* hand a MAD to the SM as if the fabric sent it (from lid) */
+void fakefab_inject(struct fakefab *ff, const uint8_t *mad, size_t len, uint16_t lid);
 /*
  * Follow the LFTs from the switch a CA port hangs off to dlid: 0 when the
  * packet reaches the port owning dlid, -1 on a drop, -2 on a loop.
