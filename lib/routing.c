@@ -2,19 +2,21 @@
  * routing.c: unicast routing results (one LFT per switch, IBA 18.2.4.3.3)
  * and the built-in min-hop engine.
  *
- * Min-hop works one destination switch at a time: a breadth-first search
- * from it gives every switch its hop distance, then each switch sends the
- * LIDs that switch delivers (its own, and the LMC blocks of the end ports
- * cabled to it) out of a port towards a neighbour one hop closer. So the
- * tables are loop-free by construction (the distance falls at every hop),
- * and the memory is O(switches + links), not a switch-by-switch matrix.
+ * Min-hop: a hop matrix over the switches (one byte per pair, filled by a
+ * breadth-first search that runs 64 sources at a time), then each switch
+ * in turn picks, for every LID a switch delivers (its own LID, the LMC
+ * blocks of the end ports cabled to it), a port to a neighbour one hop
+ * closer to that switch. The distance falls at every hop, so the tables
+ * are loop-free by construction.
  *
- * Among equal-cost ports a switch picks the one carrying the fewest end
+ * Among equal-cost ports a switch takes the one carrying the fewest end
  * port LIDs so far (as OpenSM does by default, switch LIDs are routed but
- * not counted: they carry management traffic only). Candidates are ordered
- * so that ties go round the neighbours before a second parallel link to
- * any of them, and the 2^lmc LIDs of one port go to different neighbours
- * where there are enough, giving the port disjoint first hops.
+ * not counted: they carry management traffic only). A switch routes the
+ * destinations with the fewest ways first, so those with a choice can even
+ * out what the forced ones left. Candidates are ordered so that ties go
+ * round the neighbours before a second parallel link to any of them, and
+ * the 2^lmc LIDs of one port go to different neighbours where there are
+ * enough, giving the port disjoint first hops.
  */
 #include "config.h"
 
@@ -106,7 +108,8 @@ static int check_topo(const struct ibsm_topo *t, struct ibsm_routes *r)
 
 		if (x->sw == TOPO_NONE)
 			continue;
-		if (x->sw >= t->nsw || x->port > t->sw[x->sw].nports)
+		if (x->sw >= t->nsw || x->port > t->sw[x->sw].nports ||
+		    (x->ep != TOPO_NONE && x->ep >= t->nep))
 			return fail(r, -EINVAL, "lid %u: bad owner", l);
 	}
 	return 0;
@@ -422,12 +425,17 @@ static void route_switch(struct minhop *mh, uint32_t u)
 	 */
 	memset(mask, 0, nsw * nw * sizeof(*mask));
 	for (k = 0; k < w->nadj; k++) {
-		const uint8_t *hv = mh->hops + (size_t)mh->peer[k] * nsw;
-		uint64_t *m = mask + k / 64;
-		unsigned b = k % 64;
+		const uint8_t *restrict hv = mh->hops + (size_t)mh->peer[k] * nsw;
+		uint64_t *restrict m = mask + k / 64;
+		const uint64_t bit = 1ull << (k % 64);
 
-		for (d = 0; d < nsw; d++)
-			m[d * nw] |= (uint64_t)(hv[d] + 1 == hu[d]) << b;
+		if (nw == 1) {
+			for (d = 0; d < nsw; d++)
+				m[d] |= bit & -(uint64_t)(hv[d] + 1 == hu[d]);
+		} else {
+			for (d = 0; d < nsw; d++)
+				m[d * nw] |= bit & -(uint64_t)(hv[d] + 1 == hu[d]);
+		}
 	}
 
 	/* destinations with LIDs, fewest ways first (counting sort) */

@@ -175,8 +175,8 @@ static void build_links(struct ibsm_topo *t, const struct topo_builder *b)
 		const struct tb_link *l = &b->link[i];
 
 		if (used[pbase[l->a] + l->pa] || used[pbase[l->c] + l->pc]) {
-			log_warnx("topo: switch port cabled twice, link %u:%u - %u:%u ignored", l->a,
-				  l->pa, l->c, l->pc);
+			log_warnx("topo: switch port cabled twice, link %u:%u - %u:%u ignored",
+				  l->a, l->pa, l->c, l->pc);
 			continue;
 		}
 		used[pbase[l->a] + l->pa] = used[pbase[l->c] + l->pc] = true;
@@ -231,22 +231,22 @@ static int ep_key_cmp(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-static void set_lid(struct ibsm_topo *t, uint32_t lid, uint32_t sw, uint8_t port, uint32_t ep)
+/* false when the LID already has an owner (the first one keeps it) */
+static bool set_lid(struct ibsm_topo *t, uint32_t lid, uint32_t sw, uint8_t port, uint32_t ep)
 {
 	struct topo_lid *l = &t->lids[lid];
 
-	if (l->sw != TOPO_NONE || l->ep != TOPO_NONE) {
-		log_warnx("topo: lid %u has two owners, keeping the first", lid);
-		return;
-	}
+	if (l->sw != TOPO_NONE || l->ep != TOPO_NONE)
+		return false;
 	l->sw = sw;
 	l->port = port;
 	l->ep = ep;
+	return true;
 }
 
 static void build_lids(struct ibsm_topo *t)
 {
-	uint32_t i, l, top = 0;
+	uint32_t i, l, top = 0, dups = 0, first = 0;
 
 	for (i = 0; i < t->nsw; i++)
 		if (t->sw[i].lid <= IBSM_LID_MAX)
@@ -264,18 +264,30 @@ static void build_lids(struct ibsm_topo *t)
 		t->lids[l].port = 0;
 		t->lids[l].ep = TOPO_NONE;
 	}
-	for (i = 0; i < t->nsw; i++)
-		if (t->sw[i].lid && t->sw[i].lid <= IBSM_LID_MAX)
-			set_lid(t, t->sw[i].lid, i, 0, TOPO_NONE);
+	for (i = 0; i < t->nsw; i++) {
+		if (!t->sw[i].lid || t->sw[i].lid > IBSM_LID_MAX ||
+		    set_lid(t, t->sw[i].lid, i, 0, TOPO_NONE))
+			continue;
+		if (!dups++)
+			first = t->sw[i].lid;
+	}
 	for (i = 0; i < t->nep; i++) {
 		const struct topo_ep *e = &t->eps[i];
 		uint32_t last = (uint32_t)e->lid + (1u << e->lmc) - 1;
 
 		if (!e->lid)
 			continue;
-		for (l = e->lid; l <= last && l <= IBSM_LID_MAX; l++)
-			set_lid(t, l, e->sw, e->sw == TOPO_NONE ? 0 : e->sw_port, i);
+		for (l = e->lid; l <= last && l <= IBSM_LID_MAX; l++) {
+			if (set_lid(t, l, e->sw, e->sw == TOPO_NONE ? 0 : e->sw_port, i))
+				continue;
+			if (!dups++)
+				first = l;
+		}
 	}
+	/* the LID manager never hands out a LID twice: this is builder input */
+	if (dups)
+		log_warnx("topo: %u lids have two owners (first %u), the first one keeps each",
+			  dups, first);
 }
 
 struct ibsm_topo *topo_builder_finish(struct topo_builder *b)
@@ -489,8 +501,8 @@ struct ibsm_topo *topo_from_topofile(const struct topofile *tf, uint8_t lmc)
 			lid = (lid + step - 1) & ~(step - 1);
 			if (lid + step - 1 > IBSM_LID_MAX)
 				goto full;
-			e = topo_builder_add_ep(b, n->guid, pt->guid, (uint8_t)p, (uint16_t)lid, lmc,
-						n->type, n->desc);
+			e = topo_builder_add_ep(b, n->guid, pt->guid, (uint8_t)p, (uint16_t)lid,
+						lmc, n->type, n->desc);
 			lid += step;
 			if (swidx[pt->peer] != TOPO_NONE)
 				topo_builder_link_ep(b, e, swidx[pt->peer], pt->peer_port);

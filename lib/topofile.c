@@ -68,6 +68,7 @@ struct tf_parser {
 	/* attribute lines waiting for the next node header */
 	bool have_guid[4];
 	uint64_t next_guid[4]; /* ibsim's running count per node type */
+	uint64_t base_guid[4]; /* where the last "=" line started it */
 	uint64_t sysguid;
 };
 
@@ -321,17 +322,18 @@ static void parse_attr(struct tf_parser *p, char *s, size_t klen)
 		p->sysguid = val;
 		return;
 	}
+	type = type == IBSM_NODE_SWITCH ? IBSM_NODE_SWITCH : IBSM_NODE_CA;
 	if (rel) {
-		/* ibsim: an offset from the type's first GUID, numbering goes on from there */
-		*type_count(p, type) = (type == IBSM_NODE_SWITCH ? TF_SW_GUID0 : TF_CA_GUID0) + val;
+		/* ibsim: "switchguid+N" numbers on from N past where the count started */
+		p->next_guid[type] = p->base_guid[type] + val;
 		return;
 	}
 	if (!val) {
 		tf_err(p, p->line, "%s: guid 0 is not valid", key);
 		return;
 	}
-	*type_count(p, type) = val;
-	p->have_guid[type == IBSM_NODE_SWITCH ? IBSM_NODE_SWITCH : IBSM_NODE_CA] = true;
+	p->next_guid[type] = p->base_guid[type] = val;
+	p->have_guid[type] = true;
 }
 
 /* "S-0002c90300001234" style ids carry the node GUID */
@@ -658,8 +660,9 @@ static void resolve_links(struct tf_parser *p)
 					continue;
 				}
 			} else if (pp->peer >= 0) {
-				tf_err(p, d->line, "\"%s\"[%u] is also cabled to \"%s\"[%u]", pn->name,
-				       d->peer_port, tf->nodes[pp->peer].name, pp->peer_port);
+				tf_err(p, d->line, "\"%s\"[%u] is also cabled to \"%s\"[%u]",
+				       pn->name, d->peer_port, tf->nodes[pp->peer].name,
+				       pp->peer_port);
 				continue;
 			}
 			n->ports[j].peer = d->peer_idx;
@@ -702,7 +705,8 @@ static void assign_guids(struct tf_parser *p)
 			continue;
 		o = u64map_get(&nodes, p->x[i].guid);
 		if (o) {
-			tf_err(p, n->line, "duplicate node guid 0x%016" PRIx64 " (also \"%s\" on line %u)",
+			tf_err(p, n->line,
+			       "duplicate node guid 0x%016" PRIx64 " (also \"%s\" on line %u)",
 			       p->x[i].guid, o->name, o->line);
 			continue;
 		}
@@ -747,7 +751,8 @@ static void assign_guids(struct tf_parser *p)
 			if (!pt->guid)
 				continue;
 			if (u64map_get(&ports, pt->guid)) {
-				tf_err(p, n->line, "duplicate port guid 0x%016" PRIx64 " on \"%s\"[%u]",
+				tf_err(p, n->line,
+				       "duplicate port guid 0x%016" PRIx64 " on \"%s\"[%u]",
 				       pt->guid, n->name, j);
 				continue;
 			}
@@ -770,8 +775,8 @@ int topofile_parse(const char *text, size_t len, const char *name, struct topofi
 	size_t i;
 
 	*out = NULL;
-	p.next_guid[IBSM_NODE_SWITCH] = TF_SW_GUID0;
-	p.next_guid[IBSM_NODE_CA] = TF_CA_GUID0;
+	p.next_guid[IBSM_NODE_SWITCH] = p.base_guid[IBSM_NODE_SWITCH] = TF_SW_GUID0;
+	p.next_guid[IBSM_NODE_CA] = p.base_guid[IBSM_NODE_CA] = TF_CA_GUID0;
 	p.tf = xcalloc(1, sizeof(*p.tf));
 	/* our own copy, NUL-terminated per line, so tokens can be cut in place */
 	buf = xmalloc(len + 1);

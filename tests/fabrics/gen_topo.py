@@ -37,8 +37,8 @@ from collections import OrderedDict, deque
 
 # switch port counts we round up to, so that most switches keep a few unused
 # (Down/Polling) ports like real ones do
-RADIXES = (8, 12, 18, 24, 32, 36, 48, 64, 96, 128, 255)
-MAX_PORTS = 255          # ibsim: ports 1-255
+RADIXES = (8, 12, 18, 24, 32, 36, 48, 64, 96, 128, 254)
+MAX_PORTS = 254          # NodeInfo NumPorts tops out at 254 external ports
 MAX_ID = 63              # ibsim: NodeDescription is 64 bytes, ids must fit
 SPEED = "4xSDR"          # what ibsim gives a link without annotation
 

@@ -190,7 +190,7 @@ static enum walk_result walk(const struct ibsm_topo *t, const struct ibsm_routes
  */
 static uint64_t verify_routes(const struct ibsm_topo *t, const struct ibsm_routes *r)
 {
-	uint32_t *d = all_dists(t), s, hops;
+	uint32_t *d = all_dists(t), s, hops, want;
 	uint64_t n = 0;
 	unsigned l;
 
@@ -207,17 +207,17 @@ static uint64_t verify_routes(const struct ibsm_topo *t, const struct ibsm_route
 				continue;
 			}
 			w = walk(t, r, s, (uint16_t)l, &hops);
+			want = d[(size_t)s * t->nsw + x->sw];
 			n++;
-			if (d[(size_t)s * t->nsw + x->sw] == UINT32_MAX) {
-				ck_assert_msg(w == W_DROPPED, "switch %u: unreachable lid %u not dropped",
-					      s, l);
+			if (want == UINT32_MAX) {
+				ck_assert_msg(w == W_DROPPED, "switch %u: lid %u unreachable", s,
+					      l);
 				continue;
 			}
-			ck_assert_msg(w == W_DELIVERED, "switch %u lid %u: walk ended with %d", s, l,
-				      w);
-			ck_assert_msg(hops == d[(size_t)s * t->nsw + x->sw],
-				      "switch %u lid %u: %u hops, shortest is %u", s, l, hops,
-				      d[(size_t)s * t->nsw + x->sw]);
+			ck_assert_msg(w == W_DELIVERED, "switch %u lid %u: walk ended with %d", s,
+				      l, w);
+			ck_assert_msg(hops == want, "switch %u lid %u: %u hops, shortest is %u", s,
+				      l, hops, want);
 		}
 	}
 	free(d);
@@ -402,6 +402,16 @@ START_TEST(t_guid_sources)
 	check_link(tf, "sw2", 1, "S-0002c90300001234", 3);
 	check_link(tf, "sw2", 2, "R-0002c90300009999", 1);
 	topofile_free(tf);
+
+	/* ibsim's relative form numbers on from the last absolute start */
+	tf = parse_ok("switchguid=0x5000\nSwitch 4 \"a\"\nswitchguid+0x10\nSwitch 4 \"b\"\n"
+		      "Switch 4 \"c\"\nsysimgguid=0x77\nSwitch 4 \"d\"\n");
+	ck_assert_uint_eq(node(tf, "a")->guid, 0x5000);
+	ck_assert_uint_eq(node(tf, "b")->guid, 0x5010);
+	ck_assert_uint_eq(node(tf, "c")->guid, 0x5011);
+	ck_assert_uint_eq(node(tf, "c")->sysguid, 0x5011);
+	ck_assert_uint_eq(node(tf, "d")->sysguid, 0x77);
+	topofile_free(tf);
 }
 END_TEST
 
@@ -411,7 +421,7 @@ START_TEST(t_syntax_variants)
 	 * unknown attributes are fine; "do" lines are simulator commands */
 	struct topofile *tf = parse_ok("# comment\r\n"
 				       "vendid=0x2c9\r\n"
-				       "Switch\t8 \"a\"\t# \"desc a\" enhanced port 0 lid 1 lmc 0\r\n"
+				       "Switch\t8 \"a\"\t# \"desc a\" enhanced port 0 lid 1\r\n"
 				       "  [1]\t\"b\"\tw=4 s=2   # to b\r\n"
 				       "# a comment inside a record\r\n"
 				       "[2][ext 7]\t\"b\"[2][ext 3]\r\n"
@@ -998,8 +1008,8 @@ static struct ibsm_topo *fat_tree(unsigned k, uint8_t lmc)
 			a = agg0 + pod * h + i;
 			for (j = 0; j < h; j++) {
 				/* edge i port h+1+j -> agg j port 1+i */
-				topo_builder_link_sw(f.b, e, (uint8_t)(h + 1 + j), agg0 + pod * h + j,
-						     (uint8_t)(1 + i));
+				topo_builder_link_sw(f.b, e, (uint8_t)(h + 1 + j),
+						     agg0 + pod * h + j, (uint8_t)(1 + i));
 				/* agg i port h+1+j -> core i*h+j port 1+pod */
 				c = core0 + i * h + j;
 				topo_builder_link_sw(f.b, a, (uint8_t)(h + 1 + j), c,
