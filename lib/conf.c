@@ -24,10 +24,7 @@ const struct conf_key_desc conf_keys[CONF_NKEYS] = {
 #undef K
 };
 
-static void errors_add(struct conf_errors *e, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void errors_add(struct conf_errors *e, const char *fmt, ...)
+void conf_errors_add(struct conf_errors *e, const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
@@ -284,7 +281,7 @@ int conf_load_file(struct ibsm_conf *c, const char *path, struct conf_errors *er
 	if (!f) {
 		int e = errno;
 
-		errors_add(errs, "%s: cannot open: %s", path, strerror(e));
+		conf_errors_add(errs, "%s: cannot open: %s", path, strerror(e));
 		return -e;
 	}
 	if (!c->file || strcmp(c->file, path)) {
@@ -305,7 +302,7 @@ int conf_load_file(struct ibsm_conf *c, const char *path, struct conf_errors *er
 
 		lineno++;
 		if (strlen(line) > 4096) {
-			errors_add(errs, "%s:%u: line too long", path, lineno);
+			conf_errors_add(errs, "%s:%u: line too long", path, lineno);
 			nerr++;
 			continue;
 		}
@@ -320,17 +317,17 @@ int conf_load_file(struct ibsm_conf *c, const char *path, struct conf_errors *er
 		val = trim(s);
 		k = conf_key_find(key);
 		if (!k) {
-			errors_add(errs, "%s:%u: %s: unknown key", path, lineno, key);
+			conf_errors_add(errs, "%s:%u: %s: unknown key", path, lineno, key);
 			nerr++;
 			continue;
 		}
 		if (!*val) {
-			errors_add(errs, "%s:%u: %s: missing value", path, lineno, key);
+			conf_errors_add(errs, "%s:%u: %s: missing value", path, lineno, key);
 			nerr++;
 			continue;
 		}
 		if (conf_set(c, key, val, CONF_FROM_FILE, lineno, err, sizeof(err)) < 0) {
-			errors_add(errs, "%s:%u: %s", path, lineno, err);
+			conf_errors_add(errs, "%s:%u: %s", path, lineno, err);
 			nerr++;
 			continue;
 		}
@@ -341,7 +338,7 @@ int conf_load_file(struct ibsm_conf *c, const char *path, struct conf_errors *er
 	free(seen);
 	free(line);
 	if (ferror(f)) {
-		errors_add(errs, "%s: read error: %s", path, strerror(errno));
+		conf_errors_add(errs, "%s: read error: %s", path, strerror(errno));
 		nerr++;
 	}
 	fclose(f);
@@ -441,11 +438,11 @@ int conf_reload_check(const struct ibsm_conf *old, const struct ibsm_conf *neu,
 		conf_format_value(neu, i, b, sizeof(b));
 		if (strcmp(a, b)) {
 			if (neu->origin[i].file)
-				errors_add(errs, "%s:%u: %s: cannot change without a restart",
+				conf_errors_add(errs, "%s:%u: %s: cannot change without a restart",
 					   neu->origin[i].file, neu->origin[i].line,
 					   conf_keys[i].name);
 			else
-				errors_add(errs, "%s: cannot change without a restart",
+				conf_errors_add(errs, "%s: cannot change without a restart",
 					   conf_keys[i].name);
 			n++;
 		}

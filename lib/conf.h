@@ -61,6 +61,9 @@ struct conf_errors {
 	size_t n;
 };
 void conf_errors_free(struct conf_errors *e);
+/* append a formatted message (no-op when e is NULL) */
+void conf_errors_add(struct conf_errors *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* a config holding every default */
 struct ibsm_conf *conf_new(void);

@@ -164,18 +164,11 @@ static void send_switchinfo_clear(struct sweep *sw, struct ibsm_node *n)
 {
 	uint8_t data[IBSM_SMP_DATA_SIZE] = {0};
 	struct ibsm_switchinfo si = n->si;
-	struct ibsm_smp_req r = {
-		.method = IBSM_METHOD_SET,
-		.attr_id = IBSM_ATTR_SWITCH_INFO,
-		.mkey = sw->sm->conf->m_key,
-		.path = &n->path,
-		.data = data,
-	};
 	struct sreq q = {.guid = n->guid, .kind = SR_SI_CLEAR};
 
 	si.port_state_change = 1; /* write 1 to clear */
 	switchinfo_encode(data, &si);
-	sweep_send(sw, &r, &q);
+	sweep_send_set(sw, &n->path, IBSM_ATTR_SWITCH_INFO, 0, data, &q);
 }
 
 static void on_switchinfo(struct sweep *sw, struct ibsm_node *n, const uint8_t *data, int err)

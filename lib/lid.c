@@ -77,24 +77,6 @@ struct ibsm_lidmgr {
 
 /* --- small helpers --- */
 
-static void errors_add(struct conf_errors *e, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void errors_add(struct conf_errors *e, const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	if (!e)
-		return;
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		fatal("vasprintf");
-	va_end(ap);
-	e->msg = xreallocarray(e->msg, e->n + 1, sizeof(*e->msg));
-	e->msg[e->n++] = s;
-}
-
 static void store_init(struct lid_store *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -300,7 +282,7 @@ static int parse_stream(FILE *f, const char *path, struct lid_store *s, struct c
 
 		lineno++;
 		if (strlen(line) != (size_t)len) {
-			errors_add(errs, "%s:%u: nul byte in line", path, lineno);
+			conf_errors_add(errs, "%s:%u: nul byte in line", path, lineno);
 			nbad++;
 			continue;
 		}
@@ -308,12 +290,12 @@ static int parse_stream(FILE *f, const char *path, struct lid_store *s, struct c
 		if (!*p || *p == '#')
 			continue;
 		if (parse_entry(p, &e, why, sizeof(why)) < 0) {
-			errors_add(errs, "%s:%u: %s", path, lineno, why);
+			conf_errors_add(errs, "%s:%u: %s", path, lineno, why);
 			nbad++;
 			continue;
 		}
 		if ((o = store_get(s, e.guid))) {
-			errors_add(errs, "%s:%u: duplicate guid 0x%016" PRIx64 ", first on line %u",
+			conf_errors_add(errs, "%s:%u: duplicate guid 0x%016" PRIx64 ", first on line %u",
 				   path, lineno, e.guid, o->line);
 			nbad++;
 			continue;
@@ -322,7 +304,7 @@ static int parse_stream(FILE *f, const char *path, struct lid_store *s, struct c
 			;
 		if (l <= e.top) {
 			o = &s->ents[own[l] - 1];
-			errors_add(errs,
+			conf_errors_add(errs,
 				   "%s:%u: lids 0x%04x-0x%04x overlap the lids of 0x%016" PRIx64
 				   " on line %u",
 				   path, lineno, e.base, e.top, o->guid, o->line);
@@ -335,7 +317,7 @@ static int parse_stream(FILE *f, const char *path, struct lid_store *s, struct c
 	}
 	if (ferror(f)) {
 		err = errno ? -errno : -EIO;
-		errors_add(errs, "%s: cannot read: %s", path, strerror(-err));
+		conf_errors_add(errs, "%s: cannot read: %s", path, strerror(-err));
 	}
 	free(line);
 	free(own);
@@ -361,7 +343,7 @@ static bool file_still_bad(const struct ibsm_lidmgr *m, struct file_sig *cur, st
 		return false;
 	f = fopen(m->path, "re");
 	if (!f) {
-		errors_add(errs, "%s: cannot open: %s", m->path, strerror(errno));
+		conf_errors_add(errs, "%s: cannot open: %s", m->path, strerror(errno));
 		return true;
 	}
 	if (fstat(fileno(f), &sb) == 0)
@@ -424,7 +406,7 @@ int lidmgr_load(struct ibsm_lidmgr *m, struct conf_errors *errs)
 			log_info("%s not found, starting without guid2lid", m->path);
 			return 0;
 		}
-		errors_add(errs, "%s: cannot open: %s", m->path, strerror(-r));
+		conf_errors_add(errs, "%s: cannot open: %s", m->path, strerror(-r));
 		/* a file we cannot read is not ours to overwrite */
 		m->corrupt = true;
 		file_sig_get(m->path, &m->sig);

@@ -215,20 +215,12 @@ static void send_portinfo_set(struct sweep *sw, struct ibsm_port *p,
 			      const struct ibsm_portinfo *want, enum sreq_kind kind)
 {
 	uint8_t data[IBSM_SMP_DATA_SIZE] = {0};
-	struct ibsm_smp_req r = {
-		.method = IBSM_METHOD_SET,
-		.attr_id = IBSM_ATTR_PORT_INFO,
-		.attr_mod = p->num,
-		.mkey = sw->sm->conf->m_key,
-		.path = port_path(p),
-		.data = data,
-	};
 	struct sreq q = {.guid = p->node->guid, .port = p->num, .kind = (uint8_t)kind};
 
 	portinfo_encode(data, want);
 	sw->res.ports_set++;
 	sw->sm->stats.port_sets++;
-	sweep_send(sw, &r, &q);
+	sweep_send_set(sw, port_path(p), IBSM_ATTR_PORT_INFO, p->num, data, &q);
 }
 
 /* iterate (node, port) pairs of the fabric; false at the end */

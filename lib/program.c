@@ -22,38 +22,23 @@ static void send_si_set(struct sweep *sw, struct ibsm_node *n, uint16_t top)
 {
 	uint8_t data[IBSM_SMP_DATA_SIZE] = {0};
 	struct ibsm_switchinfo si = n->si;
-	struct ibsm_smp_req r = {
-		.method = IBSM_METHOD_SET,
-		.attr_id = IBSM_ATTR_SWITCH_INFO,
-		.mkey = sw->sm->conf->m_key,
-		.path = &n->path,
-		.data = data,
-	};
 	struct sreq q = {.guid = n->guid, .kind = SR_SI_SET};
 
 	si.lft_top = top;
 	si.life_time = (uint8_t)sw->sm->conf->packet_life_time;
 	si.port_state_change = 0; /* writing 0 leaves the bit alone */
 	switchinfo_encode(data, &si);
-	sweep_send(sw, &r, &q);
+	sweep_send_set(sw, &n->path, IBSM_ATTR_SWITCH_INFO, 0, data, &q);
 }
 
 static void send_block(struct sweep *sw, struct ibsm_node *n, uint16_t block, const uint8_t *lft)
 {
-	struct ibsm_smp_req r = {
-		.method = IBSM_METHOD_SET,
-		.attr_id = IBSM_ATTR_LFT,
-		.attr_mod = block,
-		.mkey = sw->sm->conf->m_key,
-		.path = &n->path,
-		.data = lft,
-	};
 	struct sreq q = {.guid = n->guid, .kind = SR_LFT, .block = block};
 
 	sw->res.blocks_sent++;
 	sw->sm->stats.lft_blocks_sent++;
 	n->lft_sent++;
-	sweep_send(sw, &r, &q);
+	sweep_send_set(sw, &n->path, IBSM_ATTR_LFT, block, lft, &q);
 }
 
 /*

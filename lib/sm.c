@@ -109,6 +109,21 @@ void sweep_send(struct sweep *sw, const struct ibsm_smp_req *r, const struct sre
 	xport_send_smp(sw->sm->xport, r, 0, sreq_complete, q);
 }
 
+void sweep_send_set(struct sweep *sw, const struct ibsm_drpath *path, uint16_t attr, uint32_t mod,
+		    const uint8_t *data, const struct sreq *ctx)
+{
+	struct ibsm_smp_req r = {
+		.method = IBSM_METHOD_SET,
+		.attr_id = attr,
+		.attr_mod = mod,
+		.mkey = sw->sm->conf->m_key,
+		.path = path,
+		.data = data,
+	};
+
+	sweep_send(sw, &r, ctx);
+}
+
 void sweep_error(struct sweep *sw, const char *fmt, ...)
 {
 	char text[512];

@@ -75,6 +75,9 @@ struct sweep {
 /* --- sm.c: plumbing for the phases --- */
 /* send an SMP for this sweep; ctx fields other than sw/kind are the caller's */
 void sweep_send(struct sweep *sw, const struct ibsm_smp_req *r, const struct sreq *ctx);
+/* send a Set of attr/mod with 64 bytes of data along path */
+void sweep_send_set(struct sweep *sw, const struct ibsm_drpath *path, uint16_t attr, uint32_t mod,
+		    const uint8_t *data, const struct sreq *ctx);
 /* note an error (counts it, logs it rate-limited) */
 void sweep_error(struct sweep *sw, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* start producing/finishing: call after a phase has queued its first SMPs */
