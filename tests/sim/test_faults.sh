@@ -71,6 +71,10 @@ sm_wait_up 60
 sim_run smpquery portinfo -D 0,1 9 >"$T/pi.out" || t_fail "smpquery portinfo leaf1:9 failed"
 grep -q 'LinkState:.*Down' "$T/pi.out" || t_fail "leaf1 port 9 is not Down after Unlink"
 sm_alive || t_fail "$SM died"
+# queries the SM does not serve yet (SA) get an answer, not a crash or a hang
+sim_run saquery >"$T/saquery.out" 2>&1 || true
+sim_run iblinkinfo -S "$(sm_port_guid)" >/dev/null 2>&1 || true
+sm_alive || t_fail "$SM died on an SA query"
 sm_stop
 [ "$SM_RC" -eq 0 ] || [ "$SM" = opensm ] || t_fail "$SM exit $SM_RC on SIGTERM (want 0)"
 t_step "pass"
