@@ -1,12 +1,14 @@
 /*
- * ibsmd.c: the daemon: options and configuration, logging, the libevent
- * loop with its signals, the umad transport, the SM core, the status
- * socket and systemd notification.
+ * ibsmd.c: the daemon: options and configuration (file, flags, SIGHUP
+ * reload), logging, the libevent loop with its signals, the umad
+ * transport, the SM core, the status socket with its commands, and
+ * systemd notification.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -33,10 +35,12 @@
 
 #define DEFAULT_CONF SYSCONFDIR "/ibsmd/ibsmd.conf"
 #define ONCE_MAX_SWEEPS 3
+#define EVENTS_DEFAULT 50
 
 struct daemon {
 	struct event_base *base;
 	struct ibsm_conf *conf; /* until handed to the SM */
+	const char *conf_path;
 	struct ibsm_umad *umad;
 	struct ibsm_xport *xport;
 	struct ibsm_sm *sm;
@@ -46,9 +50,13 @@ struct daemon {
 	unsigned once_sweeps;
 	int exit_code;
 	bool notified_ready;
+	int verbose;            /* -v given: debug whatever the config says */
+	const char *level_flag; /* --log-level given */
+	bool log_file_flag;     /* -f given */
 };
 
-/* a flag given on the command line: applied after the config file */
+/* a flag given on the command line: applied after the config file, and
+ * again after every reload, so a flag always beats the file */
 struct flag_kv {
 	const char *key;
 	char *value;
@@ -66,12 +74,27 @@ static void flag_set(const char *key, const char *value)
 	nflags++;
 }
 
+static int flags_apply(struct ibsm_conf *c, struct conf_errors *errs)
+{
+	char err[256];
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < nflags; i++)
+		if (conf_set(c, flags[i].key, flags[i].value, CONF_FROM_FLAG, 0, err, sizeof(err)) <
+		    0) {
+			conf_errors_add(errs, "option: %s", err);
+			n++;
+		}
+	return n;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ibsmd [options]\n"
 		"  -F, --config FILE        read the configuration (an opensm.conf works as is)\n"
-		"  -c, --create-config FILE write the annotated default configuration and exit\n"
+		"  -c, --create-config FILE write the annotated configuration and exit\n"
 		"      --check-config       validate the configuration and exit 0/1\n"
 		"  -g, --guid GUID          run on the local port with this GUID\n"
 		"  -o, --once               configure the subnet once, exit 0 when it is up\n"
@@ -84,6 +107,7 @@ static void usage(FILE *f)
 		"  -r, --reassign_lids      assign fresh LIDs at start\n"
 		"  -x, --honor_guid2lid     prefer guid2lid over the LIDs ports hold\n"
 		"  -R, --routing_engine E   routing engine list\n"
+		"      --dump_files_dir DIR where to write opensm-subnet.lst and other dumps\n"
 		"  -f, --log_file FILE      also log to FILE\n"
 		"  -L, --log_limit MB       log file size limit\n"
 		"  -e, --erase_log_file     truncate the log file at start\n"
@@ -91,31 +115,119 @@ static void usage(FILE *f)
 		"  -J, --pidfile FILE       write the pid to FILE\n"
 		"      --cache-dir DIR      directory of guid2lid (default /var/cache/ibsmd)\n"
 		"      --socket PATH        status socket (default /run/ibsmd/ibsmd.sock)\n"
-		"  -v, --verbose            more logging (repeat for debug)\n"
+		"  -v, --verbose            debug logging\n"
 		"      --log-level L        error, warn, info or debug\n"
 		"  -V, --version            print the version and exit\n"
 		"  -h, --help               this text\n");
 }
 
+/* --- logging from the configuration --- */
+
+/* OpenSM's log_flags: 0x01 error, 0x02 info, 0x04 verbose, 0x08 debug, ... */
+static enum ibsm_log_level level_from_flags(uint64_t lf)
+{
+	if (lf & 0x3c)
+		return IBSM_LOG_DEBUG;
+	if (lf & 0x02)
+		return IBSM_LOG_INFO;
+	return lf & 0x01 ? IBSM_LOG_WARN : IBSM_LOG_ERROR;
+}
+
+/* -v beats --log-level beats log_level in the file beats log_flags */
+static enum ibsm_log_level wanted_level(const struct daemon *d, const struct ibsm_conf *c)
+{
+	if (d->verbose)
+		return IBSM_LOG_DEBUG;
+	if (d->level_flag && log_level_from_name(d->level_flag) >= 0)
+		return (enum ibsm_log_level)log_level_from_name(d->level_flag);
+	if (!conf_is_default(c, CONF_KEY_log_level) && c->log_level)
+		return (enum ibsm_log_level)log_level_from_name(c->log_level);
+	return level_from_flags(c->log_flags);
+}
+
 /* --- status socket commands --- */
 
-static json_t *cmd_status(void *arg, const struct ctl_peer *peer, json_t *req,
-			  struct ctl_error *err)
+#define CMD(name)                                                                                  \
+	static json_t *cmd_##name(void *arg, const struct ctl_peer *peer, json_t *req,             \
+				  struct ctl_error *err)
+
+static void bad(struct ctl_error *err, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void bad(struct ctl_error *err, const char *code, const char *fmt, ...)
+{
+	va_list ap;
+
+	err->code = code;
+	va_start(ap, fmt);
+	vsnprintf(err->message, sizeof(err->message), fmt, ap);
+	va_end(ap);
+}
+
+/* a node spec member: a string, or an integer LID */
+static const char *spec_arg(json_t *req, const char *key, char *buf, size_t len)
+{
+	json_t *v = json_object_get(req, key);
+
+	if (json_is_string(v))
+		return json_string_value(v);
+	if (json_is_integer(v)) {
+		snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return buf;
+	}
+	return NULL;
+}
+
+/* an optional unsigned member, 0 when absent; false when it is bad */
+static bool uint_arg(json_t *req, const char *key, unsigned max, unsigned *out,
+		     struct ctl_error *err)
+{
+	json_t *v = json_object_get(req, key);
+	uint64_t x;
+
+	*out = 0;
+	if (!v)
+		return true;
+	if (json_is_integer(v) && json_integer_value(v) >= 0 &&
+	    (uint64_t)json_integer_value(v) <= max) {
+		*out = (unsigned)json_integer_value(v);
+		return true;
+	}
+	if (json_is_string(v) && parse_u64(json_string_value(v), max, &x) == 0) {
+		*out = (unsigned)x;
+		return true;
+	}
+	bad(err, "bad_request", "%s: not a number in 0..%u", key, max);
+	return false;
+}
+
+static json_t *view_result(json_t *r, struct status_err *se, struct ctl_error *err)
+{
+	if (!r)
+		bad(err, se->code ? se->code : "bad_request", "%s", se->message);
+	return r;
+}
+
+CMD(status)
 {
 	struct daemon *d = arg;
+	json_t *r = status_status(d->sm);
 
 	(void)peer;
 	(void)req;
 	(void)err;
-	return status_status(d->sm);
+	json_object_set_new(r, "clients",
+			    json_pack("{s:i, s:i}", "connected", ctl_clients(d->ctl), "subscribed",
+				      ctl_subscribers(d->ctl)));
+	return r;
 }
 
-static json_t *cmd_nodes(void *arg, const struct ctl_peer *peer, json_t *req,
-			 struct ctl_error *err)
+CMD(nodes)
 {
 	struct daemon *d = arg;
 	struct status_node_filter flt = {0};
 	json_t *v;
+	unsigned lid;
 
 	(void)peer;
 	if ((v = json_object_get(req, "type")) && json_is_string(v))
@@ -124,39 +236,297 @@ static json_t *cmd_nodes(void *arg, const struct ctl_peer *peer, json_t *req,
 		flt.name = json_string_value(v);
 	if ((v = json_object_get(req, "guid"))) {
 		if (!json_is_string(v) || status_parse_guid(json_string_value(v), &flt.guid) < 0) {
-			err->code = "bad_request";
-			snprintf(err->message, sizeof(err->message), "guid: not a guid");
+			bad(err, "bad_request", "guid: not a guid");
 			return NULL;
 		}
 	}
-	if ((v = json_object_get(req, "lid"))) {
-		if (!json_is_integer(v) || json_integer_value(v) < 1 ||
-		    json_integer_value(v) > 0xbfff) {
-			err->code = "bad_request";
-			snprintf(err->message, sizeof(err->message), "lid: not a unicast lid");
-			return NULL;
-		}
-		flt.lid = (unsigned)json_integer_value(v);
-	}
+	if (!uint_arg(req, "lid", 0xbfff, &lid, err))
+		return NULL;
+	flt.lid = lid;
 	return status_nodes(d->sm, &flt);
+}
+
+CMD(node)
+{
+	struct daemon *d = arg;
+	struct status_err se = {0};
+	char buf[32];
+
+	(void)peer;
+	return view_result(status_node(d->sm, spec_arg(req, "node", buf, sizeof(buf)), &se), &se,
+			   err);
+}
+
+CMD(ports)
+{
+	struct daemon *d = arg;
+	struct status_err se = {0};
+	char buf[32];
+
+	(void)peer;
+	return view_result(status_ports(d->sm, spec_arg(req, "node", buf, sizeof(buf)), &se), &se,
+			   err);
+}
+
+CMD(links)
+{
+	(void)peer;
+	(void)req;
+	(void)err;
+	return status_links(((struct daemon *)arg)->sm);
+}
+
+CMD(switches)
+{
+	(void)peer;
+	(void)req;
+	(void)err;
+	return status_switches(((struct daemon *)arg)->sm);
+}
+
+CMD(lft)
+{
+	struct daemon *d = arg;
+	struct status_err se = {0};
+	unsigned from, to;
+	char buf[32];
+
+	(void)peer;
+	if (!uint_arg(req, "from", 0xbfff, &from, err) || !uint_arg(req, "to", 0xbfff, &to, err))
+		return NULL;
+	return view_result(
+		status_lft(d->sm, spec_arg(req, "switch", buf, sizeof(buf)), from, to, &se), &se,
+		err);
+}
+
+CMD(route)
+{
+	struct daemon *d = arg;
+	struct status_err se = {0};
+	char b1[32], b2[32];
+	const char *src = spec_arg(req, "src", b1, sizeof(b1));
+	const char *dst = spec_arg(req, "dst", b2, sizeof(b2));
+
+	(void)peer;
+	if (!src || !dst) {
+		bad(err, "bad_request", "route needs src and dst (guid, lid or name)");
+		return NULL;
+	}
+	return view_result(status_route(d->sm, src, dst, &se), &se, err);
+}
+
+CMD(lids)
+{
+	(void)peer;
+	(void)req;
+	(void)err;
+	return status_lids(((struct daemon *)arg)->sm);
+}
+
+CMD(routing)
+{
+	(void)peer;
+	(void)req;
+	(void)err;
+	return status_routing(((struct daemon *)arg)->sm);
+}
+
+CMD(config)
+{
+	struct daemon *d = arg;
+	struct status_err se = {0};
+	json_t *k = json_object_get(req, "key");
+
+	(void)peer;
+	if (k && !json_is_string(k)) {
+		bad(err, "bad_request", "key: not a string");
+		return NULL;
+	}
+	return view_result(status_config(d->sm, k ? json_string_value(k) : NULL, &se), &se, err);
+}
+
+CMD(counters)
+{
+	struct daemon *d = arg;
+	json_t *r = status_counters(d->sm);
+
+	(void)peer;
+	(void)req;
+	(void)err;
+	json_object_set_new(r, "transport",
+			    json_pack("{s:I}", "receive_overruns",
+				      (json_int_t)umad_backend_overruns(d->umad)));
+	json_object_set_new(r, "clients",
+			    json_pack("{s:i, s:i}", "connected", ctl_clients(d->ctl), "subscribed",
+				      ctl_subscribers(d->ctl)));
+	return r;
+}
+
+CMD(events)
+{
+	struct daemon *d = arg;
+	unsigned n;
+
+	(void)peer;
+	if (!uint_arg(req, "n", 100000, &n, err))
+		return NULL;
+	return status_events(d->sm, n ? n : EVENTS_DEFAULT);
+}
+
+CMD(sweep)
+{
+	struct daemon *d = arg;
+	json_t *v = json_object_get(req, "kind");
+	const char *kind = json_is_string(v) ? json_string_value(v) : v ? NULL : "heavy";
+	bool heavy;
+
+	(void)peer;
+	if (!kind || (strcmp(kind, "heavy") && strcmp(kind, "light"))) {
+		bad(err, "bad_request", "kind: heavy or light");
+		return NULL;
+	}
+	heavy = !strcmp(kind, "heavy");
+	sm_request_sweep(d->sm, heavy, heavy ? "heavy sweep asked on the socket"
+					     : "light sweep asked on the socket");
+	return json_pack("{s:s, s:b}", "queued", kind, "running", sm_sweeping(d->sm));
+}
+
+CMD(reroute)
+{
+	struct daemon *d = arg;
+
+	(void)peer;
+	(void)req;
+	(void)err;
+	/* every heavy sweep recomputes the routes and sends the blocks that changed */
+	sm_event(d->sm, "reroute", "reroute asked on the socket");
+	sm_request_sweep(d->sm, true, "reroute asked on the socket");
+	return json_pack("{s:s}", "queued", "heavy");
+}
+
+CMD(loglevel)
+{
+	json_t *v = json_object_get(req, "level");
+	int lvl = json_is_string(v) ? log_level_from_name(json_string_value(v)) : -1;
+
+	(void)arg;
+	(void)peer;
+	if (lvl < 0) {
+		bad(err, "bad_request", "level: error, warn, info or debug");
+		return NULL;
+	}
+	log_set_level((enum ibsm_log_level)lvl);
+	log_info("log level set to %s on the socket", log_level_name((enum ibsm_log_level)lvl));
+	return json_pack("{s:s}", "level", log_level_name((enum ibsm_log_level)lvl));
+}
+
+static int daemon_reload(struct daemon *d, struct conf_errors *errs, struct conf_errors *notes,
+			 struct conf_errors *changed);
+
+static json_t *strlist(const struct conf_errors *l)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		json_array_append_new(a, json_string(l->msg[i]));
+	return a;
+}
+
+CMD(reload)
+{
+	struct daemon *d = arg;
+	struct conf_errors errs = {0}, notes = {0}, changed = {0};
+	json_t *r = NULL;
+
+	(void)peer;
+	(void)req;
+	if (daemon_reload(d, &errs, &notes, &changed) < 0) {
+		bad(err, "reload_failed", "%s%s", errs.n ? errs.msg[0] : "configuration rejected",
+		    errs.n > 1 ? " (and more, see the log)" : "");
+	} else {
+		r = json_pack("{s:b, s:o, s:o}", "reloaded", true, "changed", strlist(&changed),
+			      "kept", strlist(&notes));
+	}
+	conf_errors_free(&errs);
+	conf_errors_free(&notes);
+	conf_errors_free(&changed);
+	return r;
 }
 
 static const struct ctl_cmd ctl_cmds[] = {
 	{.name = "status", .help = "SM state, sweeps, fabric counts, MAD counters",
 	 .fn = cmd_status},
 	{.name = "nodes", .help = "nodes (filters: type, guid, lid, name)", .fn = cmd_nodes},
+	{.name = "node", .help = "one node (node: guid, lid or name)", .fn = cmd_node},
+	{.name = "ports", .help = "a node's ports (node: guid, lid or name)", .fn = cmd_ports},
+	{.name = "links", .help = "every link", .fn = cmd_links},
+	{.name = "switches", .help = "switches and their tables", .fn = cmd_switches},
+	{.name = "lft", .help = "a switch's programmed LFT (switch, from, to)", .fn = cmd_lft},
+	{.name = "route", .help = "the path src -> dst through the programmed LFTs",
+	 .fn = cmd_route},
+	{.name = "lids", .help = "LID owners and the guid2lid store", .fn = cmd_lids},
+	{.name = "routing", .help = "routing engine, runs, failures", .fn = cmd_routing},
+	{.name = "config", .help = "effective configuration and where each value came from",
+	 .fn = cmd_config},
+	{.name = "counters", .help = "MAD, trap, sweep and drop counters", .fn = cmd_counters},
+	{.name = "events", .help = "the last events (n)", .fn = cmd_events},
+	{.name = "sweep", .action = true, .help = "start a sweep (kind: heavy or light)",
+	 .fn = cmd_sweep},
+	{.name = "reroute", .action = true, .help = "recompute and program the routes",
+	 .fn = cmd_reroute},
+	{.name = "loglevel", .action = true, .help = "set the log level (level)",
+	 .fn = cmd_loglevel},
+	{.name = "reload", .action = true, .help = "re-read the configuration file",
+	 .fn = cmd_reload},
 };
+
+/* --- reload --- */
+
+/*
+ * Read the config into a new object: defaults, the file, the flags. Any
+ * error keeps the running configuration. Keys that cannot change at run
+ * time keep their old values (noted). Then the SM takes the new one.
+ */
+static int daemon_reload(struct daemon *d, struct conf_errors *errs, struct conf_errors *notes,
+			 struct conf_errors *changed)
+{
+	struct ibsm_conf *neu = conf_new();
+	size_t i;
+	int r = 0;
+
+	if (d->conf_path && conf_load_file(neu, d->conf_path, errs) != 0)
+		r = -EINVAL;
+	if (!r && flags_apply(neu, errs))
+		r = -EINVAL;
+	if (r < 0) {
+		for (i = 0; i < errs->n; i++)
+			log_warnx("reload: %s", errs->msg[i]);
+		log_warnx("reload: configuration rejected, still running on the old one");
+		sm_event(d->sm, "reload_failed", "reload rejected: %s",
+			 errs->n ? errs->msg[0] : "errors");
+		conf_del(neu);
+		return r;
+	}
+	conf_keep_restart_keys(neu, d->sm->conf, notes);
+	for (i = 0; i < notes->n; i++)
+		log_warnx("reload: %s", notes->msg[i]);
+	conf_diff(d->sm->conf, neu, changed);
+	conf_warn_unsupported(neu);
+	log_set_level(wanted_level(d, neu));
+	sm_apply_conf(d->sm, neu);
+	return 0;
+}
 
 /* --- hooks --- */
 
-static void notify(struct daemon *d, const char *text)
+static void notify(const char *text)
 {
 #ifdef HAVE_SYSTEMD
 	sd_notify(0, text);
 #else
 	(void)text;
 #endif
-	(void)d;
 }
 
 static void on_sweep_done(void *arg, const struct ibsm_sweep_result *r)
@@ -168,10 +538,10 @@ static void on_sweep_done(void *arg, const struct ibsm_sweep_result *r)
 		return;
 	status_summary(d->sm, sum, sizeof(sum));
 	snprintf(buf, sizeof(buf), "STATUS=%s", sum);
-	notify(d, buf);
+	notify(buf);
 	if (d->sm->subnet_up && !d->notified_ready) {
 		d->notified_ready = true;
-		notify(d, "READY=1");
+		notify("READY=1");
 	}
 	if (!d->once)
 		return;
@@ -187,17 +557,16 @@ static void on_sweep_done(void *arg, const struct ibsm_sweep_result *r)
 	}
 }
 
-static void on_event(void *arg, const char *type, const char *text)
+static void on_event(void *arg, const struct ibsm_event *ev)
 {
 	struct daemon *d = arg;
-	json_t *ev;
+	json_t *j;
 
-	if (!d->ctl)
+	if (!d->ctl || !ctl_subscribers(d->ctl))
 		return;
-	ev = json_pack("{s:s, s:s, s:I}", "event", type, "text", text, "time_ms",
-		       (json_int_t)now_ms());
-	ctl_publish(d->ctl, ev);
-	json_decref(ev);
+	j = status_event_json(ev);
+	ctl_publish(d->ctl, j);
+	json_decref(j);
 }
 
 /* --- signals --- */
@@ -205,6 +574,7 @@ static void on_event(void *arg, const char *type, const char *text)
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
 	struct daemon *d = arg;
+	struct conf_errors errs = {0}, notes = {0}, changed = {0};
 
 	(void)what;
 	switch (sig) {
@@ -215,11 +585,16 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 		event_base_loopexit(d->base, NULL);
 		break;
 	case SIGHUP:
-		log_info("sighup: reload is not supported yet, sweeping");
-		sm_request_sweep(d->sm, true, "sighup");
+		log_info("sighup: reloading %s", d->conf_path ? d->conf_path : "(no config file)");
+		if (daemon_reload(d, &errs, &notes, &changed) == 0)
+			log_info("reload: %zu keys changed", changed.n);
+		conf_errors_free(&errs);
+		conf_errors_free(&notes);
+		conf_errors_free(&changed);
 		break;
 	case SIGUSR1:
 		log_reopen();
+		log_info("log file reopened");
 		break;
 	default:
 		break;
@@ -230,7 +605,8 @@ static void on_watchdog(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
-	notify(arg, "WATCHDOG=1");
+	(void)arg;
+	notify("WATCHDOG=1");
 }
 
 static void setup_watchdog(struct daemon *d)
@@ -259,6 +635,22 @@ static int write_pidfile(const char *path)
 	return write_file_atomic(path, buf, (size_t)n);
 }
 
+/* the group allowed to run actions, (gid_t)-1 for root only */
+static gid_t action_group(const struct ibsm_conf *c)
+{
+	struct group *g;
+	uint64_t v;
+
+	if (!c->socket_group)
+		return (gid_t)-1;
+	if ((g = getgrnam(c->socket_group)))
+		return g->gr_gid;
+	if (parse_u64(c->socket_group, UINT32_MAX - 1, &v) == 0)
+		return (gid_t)v;
+	log_warnx("socket_group %s: no such group, actions are for root only", c->socket_group);
+	return (gid_t)-1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -277,6 +669,7 @@ int main(int argc, char **argv)
 		{"reassign_lids", no_argument, NULL, 'r'},
 		{"honor_guid2lid", no_argument, NULL, 'x'},
 		{"routing_engine", required_argument, NULL, 'R'},
+		{"dump_files_dir", required_argument, NULL, 1006},
 		{"log_file", required_argument, NULL, 'f'},
 		{"log_limit", required_argument, NULL, 'L'},
 		{"erase_log_file", no_argument, NULL, 'e'},
@@ -292,20 +685,18 @@ int main(int argc, char **argv)
 	};
 	struct daemon d = {.exit_code = 0};
 	struct conf_errors errs = {0};
-	const char *conf_path = NULL, *create = NULL, *log_file = NULL, *pidfile = NULL;
+	const char *create = NULL, *pidfile = NULL;
 	bool check_only = false, background = false, erase_log = false;
-	int verbose = 0, opt, level;
-	const char *level_name = NULL;
 	struct umad_port_desc pd;
 	struct ibsm_sm_hooks hooks;
-	char err[256];
 	size_t i;
+	int opt;
 
 	while ((opt = getopt_long(argc, argv, "F:c:g:op:l:s:t:n:rxR:f:L:eBJ:vVh?", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'F':
-			conf_path = optarg;
+			d.conf_path = optarg;
 			break;
 		case 'c':
 			create = optarg;
@@ -346,8 +737,12 @@ int main(int argc, char **argv)
 		case 'R':
 			flag_set("routing_engine", optarg);
 			break;
+		case 1006:
+			flag_set("dump_files_dir", optarg);
+			break;
 		case 'f':
-			log_file = optarg;
+			flag_set("log_file", optarg);
+			d.log_file_flag = true;
 			break;
 		case 'L':
 			flag_set("log_max_size", optarg);
@@ -368,10 +763,14 @@ int main(int argc, char **argv)
 			flag_set("socket_path", optarg);
 			break;
 		case 'v':
-			verbose++;
+			d.verbose++;
 			break;
 		case 1005:
-			level_name = optarg;
+			if (log_level_from_name(optarg) < 0) {
+				fprintf(stderr, "ibsmd: --log-level: error, warn, info or debug\n");
+				return 2;
+			}
+			d.level_flag = optarg;
 			break;
 		case 'V':
 			printf("ibsmd %s\n", PACKAGE_VERSION);
@@ -393,22 +792,17 @@ int main(int argc, char **argv)
 
 	/* configuration: defaults, then the file, then flags */
 	d.conf = conf_new();
-	if (!conf_path && access(DEFAULT_CONF, R_OK) == 0)
-		conf_path = DEFAULT_CONF;
-	if (conf_path && conf_load_file(d.conf, conf_path, &errs) != 0) {
+	if (!d.conf_path && access(DEFAULT_CONF, R_OK) == 0)
+		d.conf_path = DEFAULT_CONF;
+	if (d.conf_path)
+		conf_load_file(d.conf, d.conf_path, &errs);
+	flags_apply(d.conf, &errs);
+	if (errs.n) {
 		for (i = 0; i < errs.n; i++)
 			fprintf(stderr, "%s\n", errs.msg[i]);
 		fprintf(stderr, "ibsmd: %zu error%s in the configuration, not starting\n", errs.n,
 			errs.n == 1 ? "" : "s");
 		return 1;
-	}
-	for (i = 0; i < nflags; i++) {
-		if (conf_set(d.conf, flags[i].key, flags[i].value, CONF_FROM_FLAG, 0, err,
-			     sizeof(err)) < 0) {
-			fprintf(stderr, "ibsmd: option: %s\n", err);
-			return 1;
-		}
-		free(flags[i].value);
 	}
 	if (create) {
 		FILE *f = fopen(create, "w");
@@ -420,28 +814,22 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (check_only) {
-		printf("configuration ok\n");
+		printf("%s: configuration ok\n", d.conf_path ? d.conf_path : "(defaults)");
 		return 0;
 	}
 	if (d.conf->daemon)
 		background = true;
 
-	/* logging */
-	level = IBSM_LOG_INFO;
-	if (level_name || (level_name = d.conf->log_level))
-		level = log_level_from_name(level_name) < 0 ? IBSM_LOG_INFO
-							     : log_level_from_name(level_name);
-	if (verbose)
-		level = IBSM_LOG_DEBUG;
-	log_init("ibsmd", (enum ibsm_log_level)level, !background, background);
-	if (log_file) {
-		if (erase_log)
-			unlink(log_file);
-		if (log_open_file(log_file, (uint64_t)d.conf->log_max_size << 20) < 0)
-			log_warn("cannot open log file %s", log_file);
+	/* logging: stderr in the foreground (journald takes it), syslog when daemonized */
+	log_init("ibsmd", wanted_level(&d, d.conf), !background, background);
+	if (d.log_file_flag || !conf_is_default(d.conf, CONF_KEY_log_file)) {
+		if (erase_log || !d.conf->accum_log_file)
+			unlink(d.conf->log_file);
+		if (log_open_file(d.conf->log_file, (uint64_t)d.conf->log_max_size << 20) < 0)
+			log_warn("cannot open log file %s", d.conf->log_file);
 	}
 	conf_warn_unsupported(d.conf);
-	if (background && daemon(0, 1) < 0)
+	if (background && daemon(0, 0) < 0)
 		fatal("daemon");
 	if (pidfile && write_pidfile(pidfile) < 0)
 		log_warn("cannot write pid file %s", pidfile);
@@ -462,15 +850,15 @@ int main(int argc, char **argv)
 			    (unsigned)d.conf->transaction_retries);
 	umad_backend_attach(d.umad, d.xport);
 	hooks = (struct ibsm_sm_hooks){.sweep_done = on_sweep_done, .event = on_event, .arg = &d};
-	d.sm = sm_new(d.base, d.conf, d.xport, pd.port_guid, &hooks);
 	/* -o is a one-shot run: no status socket unless one was asked for */
 	if (d.conf->socket_path &&
 	    !(d.once && d.conf->origin[CONF_KEY_socket_path].kind == CONF_FROM_DEFAULT)) {
-		d.ctl = ctl_new(d.base, d.conf->socket_path, 0660, (gid_t)-1, ctl_cmds,
+		d.ctl = ctl_new(d.base, d.conf->socket_path, 0660, action_group(d.conf), ctl_cmds,
 				ARRAY_SIZE(ctl_cmds), &d, NULL);
 		if (!d.ctl)
 			log_warnx("running without a status socket");
 	}
+	d.sm = sm_new(d.base, d.conf, d.xport, pd.port_guid, &hooks);
 	d.conf = NULL; /* the SM owns it now */
 
 	signal(SIGPIPE, SIG_IGN);
@@ -487,7 +875,7 @@ int main(int argc, char **argv)
 	sm_start(d.sm);
 	event_base_dispatch(d.base);
 
-	notify(&d, "STOPPING=1");
+	notify("STOPPING=1");
 	sm_save(d.sm);
 	ctl_del(d.ctl);
 	sm_del(d.sm);
@@ -502,6 +890,8 @@ int main(int argc, char **argv)
 	event_base_free(d.base);
 	if (pidfile)
 		unlink(pidfile);
+	for (i = 0; i < nflags; i++)
+		free(flags[i].value);
 	log_close();
 	return d.exit_code;
 }

@@ -449,3 +449,57 @@ int conf_reload_check(const struct ibsm_conf *old, const struct ibsm_conf *neu,
 	}
 	return n;
 }
+
+int conf_keep_restart_keys(struct ibsm_conf *neu, const struct ibsm_conf *old,
+			   struct conf_errors *notes)
+{
+	char a[512], b[512];
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < CONF_NKEYS; i++) {
+		const struct conf_key_desc *k = &conf_keys[i];
+		void *np = (char *)neu + k->off;
+		const void *op = (const char *)old + k->off;
+
+		if (k->reload)
+			continue;
+		conf_format_value(old, i, a, sizeof(a));
+		conf_format_value(neu, i, b, sizeof(b));
+		if (!strcmp(a, b))
+			continue;
+		if (neu->origin[i].file)
+			conf_errors_add(notes, "%s:%u: %s: needs a restart, keeping %s",
+					neu->origin[i].file, neu->origin[i].line, k->name, a);
+		else
+			conf_errors_add(notes, "%s: needs a restart, keeping %s", k->name, a);
+		if (k->type == CONF_STR) {
+			free(*(char **)np);
+			*(char **)np = *(char *const *)op ? xstrdup(*(char *const *)op) : NULL;
+		} else {
+			memcpy(np, op, k->type == CONF_BOOL ? sizeof(bool) : sizeof(int64_t));
+		}
+		neu->origin[i] = old->origin[i];
+		if (neu->origin[i].file)
+			neu->origin[i].file = neu->file;
+		n++;
+	}
+	return n;
+}
+
+int conf_diff(const struct ibsm_conf *a, const struct ibsm_conf *b, struct conf_errors *keys)
+{
+	char x[512], y[512];
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < CONF_NKEYS; i++) {
+		conf_format_value(a, i, x, sizeof(x));
+		conf_format_value(b, i, y, sizeof(y));
+		if (strcmp(x, y)) {
+			conf_errors_add(keys, "%s", conf_keys[i].name);
+			n++;
+		}
+	}
+	return n;
+}

@@ -96,6 +96,15 @@ void conf_warn_unsupported(const struct ibsm_conf *c);
  */
 int conf_reload_check(const struct ibsm_conf *old, const struct ibsm_conf *neu,
 		      struct conf_errors *errs);
+/*
+ * For SIGHUP: keys that changed in neu but cannot change at run time get
+ * their old value (and origin) back; each is reported in notes as
+ * "file:line: key: needs a restart, keeping VALUE". Returns how many.
+ */
+int conf_keep_restart_keys(struct ibsm_conf *neu, const struct ibsm_conf *old,
+			   struct conf_errors *notes);
+/* names of keys whose value differs between a and b, as a list */
+int conf_diff(const struct ibsm_conf *a, const struct ibsm_conf *b, struct conf_errors *keys);
 /* true when key i holds its default value */
 bool conf_is_default(const struct ibsm_conf *c, size_t i);
 

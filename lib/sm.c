@@ -37,15 +37,18 @@ static void phase_heavy_done(struct sweep *sw);
 
 void sm_event(struct ibsm_sm *sm, const char *type, const char *fmt, ...)
 {
+	const struct ibsm_event *ev;
 	char text[512];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+
 	log_info("%s", text);
+	ev = events_push(&sm->events, type, text);
 	if (sm->hooks.event)
-		sm->hooks.event(sm->hooks.arg, type, text);
+		sm->hooks.event(sm->hooks.arg, ev);
 }
 
 /* --- SMP plumbing --- */
@@ -217,7 +220,14 @@ static void phase_route_program(struct sweep *sw)
 	t = topo_from_fabric(&sm->fabric);
 	r = routes_new(t);
 	err = route_minhop(t, r);
+	sm->routing.runs++;
+	sm->routing.result = err;
+	sm->routing.ms = now_ms() - t0;
+	sm->routing.at_ms = now_ms();
 	if (err < 0) {
+		sm->routing.failures++;
+		snprintf(sm->routing.why, sizeof(sm->routing.why), "%s",
+			 r->why[0] ? r->why : strerror(-err));
 		sweep_error(sw, "routing failed: %s", r->why[0] ? r->why : strerror(-err));
 		routes_del(r);
 		topo_del(t);
@@ -226,6 +236,8 @@ static void phase_route_program(struct sweep *sw)
 	}
 	log_debug("routing done in %" PRIu64 " ms: %u switches, max lid %u", now_ms() - t0, t->nsw,
 		  r->max_lid);
+	snprintf(sm->routing.engine, sizeof(sm->routing.engine), "minhop");
+	sm->routing.why[0] = '\0';
 	routes_del(sm->routes);
 	topo_del(sm->topo);
 	sm->routes = r;
@@ -329,12 +341,15 @@ static void sweep_finish(struct sweep *sw)
 			tv.tv_usec = 0;
 			evtimer_add(sm->retry_timer, &tv);
 		}
-		log_info("heavy sweep: %" PRIu64 " ms, %u smps, %u nodes, %u links, %u lids assigned, "
+		sm_event(sm, "sweep",
+			 "heavy sweep: %" PRIu64 " ms, %u smps, %u nodes, %u links, %u lids assigned, "
 			 "%u port sets, %u lft blocks, %u errors",
 			 res.duration_ms, res.smps, sm->fabric.nnodes, sm->fabric.nlinks,
 			 res.lids_changed, res.ports_set, res.blocks_sent, res.errors);
 	} else {
 		sm->last_light = res;
+		if (res.changed)
+			sm_event(sm, "light_sweep", "light sweep found a change: %s", res.reason);
 		if (res.changed)
 			sm_request_sweep(sm, true, res.reason[0] ? res.reason : "light sweep found a change");
 	}
@@ -416,6 +431,25 @@ void sm_trap_change(struct ibsm_sm *sm, const char *why)
 	evtimer_add(sm->hold_timer, &tv);
 }
 
+void sm_apply_conf(struct ibsm_sm *sm, struct ibsm_conf *conf)
+{
+	struct ibsm_conf *old = sm->conf;
+	struct timeval tv;
+
+	sm->conf = conf;
+	xport_set_params(sm->xport, (unsigned)conf->max_wire_smps,
+			 (unsigned)conf->transaction_timeout, (unsigned)conf->transaction_retries);
+	event_del(sm->light_timer);
+	if (conf->sweep_interval > 0) {
+		tv.tv_sec = conf->sweep_interval;
+		tv.tv_usec = 0;
+		event_add(sm->light_timer, &tv);
+	}
+	conf_del(old);
+	sm_event(sm, "reload", "configuration reloaded");
+	sm_request_sweep(sm, true, "configuration reloaded");
+}
+
 bool sm_sweeping(const struct ibsm_sm *sm)
 {
 	return sm->sweep != NULL;
@@ -437,6 +471,8 @@ struct ibsm_sm *sm_new(struct event_base *base, struct ibsm_conf *conf, struct i
 	if (hooks)
 		sm->hooks = *hooks;
 	fabric_init(&sm->fabric);
+	events_init(&sm->events, 1000);
+	snprintf(sm->routing.engine, sizeof(sm->routing.engine), "none");
 	path = conf->cache_dir ? xasprintf("%s/guid2lid", conf->cache_dir) : NULL;
 	sm->lids = lidmgr_new(path);
 	free(path);
@@ -472,6 +508,7 @@ void sm_del(struct ibsm_sm *sm)
 	topo_del(sm->topo);
 	lidmgr_del(sm->lids);
 	fabric_fini(&sm->fabric);
+	events_fini(&sm->events);
 	conf_del(sm->conf);
 	free(sm);
 }

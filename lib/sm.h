@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "conf.h"
+#include "events.h"
 #include "fabric.h"
 #include "mad/smp.h"
 
@@ -44,8 +45,8 @@ struct ibsm_sweep_result {
 struct ibsm_sm_hooks {
 	/* after every sweep */
 	void (*sweep_done)(void *arg, const struct ibsm_sweep_result *r);
-	/* something an admin should see in the event stream: type and a one-line text */
-	void (*event)(void *arg, const char *type, const char *text);
+	/* something an admin should see in the event stream (already in sm->events) */
+	void (*event)(void *arg, const struct ibsm_event *ev);
 	void *arg;
 };
 
@@ -88,6 +89,15 @@ struct ibsm_sm {
 	struct ibsm_topo *topo;        /* snapshot the routes were computed on */
 	struct ibsm_routes *routes;    /* last routes programmed */
 
+	struct ibsm_events events;     /* the last events, for the events view */
+	struct ibsm_routing_info {
+		char engine[32];       /* engine that made the routes in use */
+		uint64_t ms;           /* how long it took */
+		uint64_t at_ms;        /* when (monotonic) */
+		int result;            /* 0 or -errno of the last run */
+		char why[256];         /* reason of the last failure */
+		uint32_t runs, failures;
+	} routing;
 	struct ibsm_sm_stats stats;
 	struct ibsm_sweep_result last_heavy;
 	struct ibsm_sweep_result last_light;
@@ -110,6 +120,13 @@ int sm_save(struct ibsm_sm *sm);
 /* emit an event through the hooks and the log */
 void sm_event(struct ibsm_sm *sm, const char *type, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * Take a new configuration (SIGHUP, reload): conf is taken over and must
+ * already hold the old values of keys that cannot change at run time.
+ * Applies transport parameters and the sweep interval, then asks for a
+ * heavy sweep.
+ */
+void sm_apply_conf(struct ibsm_sm *sm, struct ibsm_conf *conf);
 /* true while a sweep runs */
 bool sm_sweeping(const struct ibsm_sm *sm);
 
