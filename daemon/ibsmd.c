@@ -853,7 +853,8 @@ int main(int argc, char **argv)
 	/* -o is a one-shot run: no status socket unless one was asked for */
 	if (d.conf->socket_path &&
 	    !(d.once && d.conf->origin[CONF_KEY_socket_path].kind == CONF_FROM_DEFAULT)) {
-		d.ctl = ctl_new(d.base, d.conf->socket_path, 0660, action_group(d.conf), ctl_cmds,
+		d.ctl = ctl_new(d.base, d.conf->socket_path, (mode_t)d.conf->socket_mode,
+				action_group(d.conf), ctl_cmds,
 				ARRAY_SIZE(ctl_cmds), &d, NULL);
 		if (!d.ctl)
 			log_warnx("running without a status socket");

@@ -357,6 +357,8 @@ void conf_format_value(const struct ibsm_conf *c, size_t i, char *buf, size_t le
 	case CONF_INT:
 		if (!strncmp(k->def, "0x", 2))
 			snprintf(buf, len, "0x%02" PRIx64, *(const int64_t *)p);
+		else if (k->def[0] == '0' && k->def[1])
+			snprintf(buf, len, "0%" PRIo64, *(const int64_t *)p);
 		else
 			snprintf(buf, len, "%" PRId64, *(const int64_t *)p);
 		break;

@@ -15,6 +15,7 @@
 
 #include <event2/event.h>
 
+#include "dump.h"
 #include "lid.h"
 #include "log.h"
 #include "routing.h"
@@ -27,6 +28,7 @@
 #include "xport.h"
 
 static struct ratelimit sweep_rl = RATELIMIT_INIT(20, 5);
+static struct ratelimit dump_rl = RATELIMIT_INIT(2, 1);
 
 static void sweep_begin(struct ibsm_sm *sm, bool heavy);
 static void sweep_finish(struct sweep *sw);
@@ -319,6 +321,13 @@ static void sweep_finish(struct sweep *sw)
 		err = lidmgr_save(sm->lids);
 		if (err < 0 && err != -EUCLEAN)
 			log_warnx("cannot save guid2lid: %s", strerror(-err));
+		/* OpenSM's dump files, for tools made for OpenSM; never fatal */
+		if (sm->conf->dump_files_dir && sm->conf->dump_files_dir[0]) {
+			err = dump_write_all(sm, sm->conf->dump_files_dir);
+			if (err < 0)
+				log_rl(&dump_rl, IBSM_LOG_WARN, "cannot write dump files in %s: %s",
+				       sm->conf->dump_files_dir, strerror(-err));
+		}
 		if (res.ok) {
 			sm->failed_in_row = 0;
 			if (!was_up)
