@@ -9,8 +9,10 @@
  *
  * Adding a command: one entry in commands[] below. Most need only the
  * request name, their option/argument specs (each maps onto a request
- * member) and a render function for the result; commands with their own
- * flow (wait-up, raw, later watch) give a run function instead.
+ * member) and how the result shows: key/value sections, a list with its
+ * columns, head and foot lines from templates, or a render function for
+ * anything else; commands with their own flow (wait-up, raw, watch) give
+ * a run function instead.
  */
 #include "config.h"
 
@@ -23,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -35,6 +38,8 @@
 #define WAIT_UP_DEFAULT 60.0 /* seconds */
 #define WAIT_UP_POLL_MS 100
 #define MAX_REPLY	(256u * 1024 * 1024)
+#define NO_DEADLINE	INT64_MAX /* wait for ever (watch) */
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 enum { EXIT_OK = 0, EXIT_NO = 1, EXIT_COMM = 2 };
 
@@ -96,6 +101,7 @@ struct session {
 	char *buf; /* received, not yet consumed */
 	size_t len, cap;
 	json_int_t next_id;
+	bool eof;      /* the SM closed the connection between two lines */
 	char err[512]; /* why the last call failed */
 };
 
@@ -127,9 +133,14 @@ static enum call_rc sess_fail(struct session *s, enum call_rc rc, const char *fm
 	return rc;
 }
 
+/* ms to the deadline for poll(): -1 for NO_DEADLINE */
 static int time_left(int64_t deadline)
 {
-	int64_t left = deadline - mono_ms();
+	int64_t left;
+
+	if (deadline == NO_DEADLINE)
+		return -1;
+	left = deadline - mono_ms();
 
 	return left > 0 ? (int)left : 0;
 }
@@ -233,6 +244,7 @@ static enum call_rc sess_read_line(struct session *s, int64_t deadline, char **l
 		if (got > 0) {
 			s->len += (size_t)got;
 		} else if (got == 0) {
+			s->eof = s->len == 0;
 			return sess_fail(s, CALL_IO, "%s closed the connection%s", s->path,
 					 s->len ? " in the middle of a reply" : "");
 		} else if (errno == EAGAIN || errno == EINTR) {
@@ -473,9 +485,15 @@ static void table_print(const struct table *t, FILE *f)
 			fprintf(f, "%s\n", t->cells[r * t->ncols]);
 			continue;
 		}
-		for (size_t c = 0; c < t->ncols; c++) {
-			const char *s = t->cells[r * t->ncols + c];
-			bool last = c + 1 == t->ncols;
+		char **row = &t->cells[r * t->ncols];
+		size_t ncols = t->ncols;
+
+		/* empty cells at the end of a row: no padding before them */
+		while (ncols > 1 && row[ncols - 1] && !row[ncols - 1][0])
+			ncols--;
+		for (size_t c = 0; c < ncols; c++) {
+			const char *s = row[c];
+			bool last = c + 1 == ncols;
 			bool right = t->align && t->align[c] == 'r';
 
 			if (!s)
@@ -500,9 +518,19 @@ static void table_free(struct table *t)
 	free(t->heading);
 }
 
-/* ---- key/value sections (status) ---- */
+static void print_json(const json_t *j)
+{
+	char *txt = json_dumps(j, JSON_INDENT(2));
 
-enum field_fmt { F_PLAIN, F_SECONDS, F_MS, F_AGO };
+	if (txt) {
+		puts(txt);
+		free(txt);
+	}
+}
+
+/* ---- key/value blocks ---- */
+
+enum field_fmt { F_PLAIN, F_SECONDS, F_MS, F_AGO, F_HEX };
 
 struct field {
 	const char *key;
@@ -517,7 +545,9 @@ static char *field_value(const json_t *v, enum field_fmt fmt)
 
 	if (fmt == F_PLAIN || !jint(v, &n))
 		return jfmt(v);
-	if (fmt == F_MS) {
+	if (fmt == F_HEX) {
+		snprintf(buf, sizeof(buf), "0x%llx", (long long)n);
+	} else if (fmt == F_MS) {
 		snprintf(buf, sizeof(buf), "%lld ms", (long long)n);
 	} else {
 		fmt_duration(buf, sizeof(buf), n);
@@ -527,104 +557,177 @@ static char *field_value(const json_t *v, enum field_fmt fmt)
 	return xstrdup_(buf);
 }
 
-static void kv(struct table *t, const char *label, char *value)
+/* one block of a key/value view */
+struct section {
+	const char *title;	    /* heading line; NULL: none, and the keys not indented */
+	const char *member;	    /* dotted path of the object in the result; NULL: the result */
+	const struct field *fields; /* shown first, in this order, with these labels */
+};
+
+static void kv(struct table *t, bool indent, const char *label, char *value)
 {
 	char key[96];
 
-	snprintf(key, sizeof(key), "  %s", label);
+	snprintf(key, sizeof(key), "%s%s", indent ? "  " : "", label);
 	table_add_own(t, xstrdup_(key), value);
 }
 
-/*
- * One section: the known fields in their order with their labels, then
- * any other scalar member as it is, so new counters show without a change
- * here. Nothing at all when the object is missing.
- */
-static void kv_section(struct table *t, const char *title, const json_t *obj,
-		       const struct field *fields)
+/* a member's name as a label: "last_heavy_smps" -> "last heavy SMPs" */
+static void key_label(const char *key, char *buf, size_t len)
 {
-	const char *key;
-	const json_t *v;
+	static const char *const upper[][2] = {
+	    {"lid", "LID"},   {"guid", "GUID"}, {"lft", "LFT"}, {"mft", "MFT"},
+	    {"smps", "SMPs"}, {"smp", "SMP"},	{"cas", "CAs"}, {"sa", "SA"},
+	    {"sm", "SM"},     {"mtu", "MTU"},	{"id", "ID"},
+	};
+	size_t used = 0, n, i;
 
-	if (!json_is_object(obj))
-		return;
-	table_heading(t, title);
-	for (const struct field *f = fields; f && f->key; f++)
-		if ((v = json_object_get(obj, f->key)))
-			kv(t, f->label, field_value(v, f->fmt));
-	for (void *it = json_object_iter((json_t *)obj); it;
-	     it = json_object_iter_next((json_t *)obj, it)) {
-		bool known = false;
-		char label[64];
+	buf[0] = '\0';
+	while (*key && used + 1 < len) {
+		const char *word = key;
 
-		key = json_object_iter_key(it);
-		v = json_object_iter_value(it);
-
-		for (const struct field *f = fields; f && f->key && !known; f++)
-			known = strcmp(f->key, key) == 0;
-		if (known || json_is_object(v) || json_is_array(v))
-			continue;
-		snprintf(label, sizeof(label), "%s", key);
-		for (char *p = label; *p; p++)
-			if (*p == '_')
-				*p = ' ';
-		kv(t, label, jfmt(v));
+		n = strcspn(key, "_");
+		key += n + (key[n] == '_');
+		for (i = 0; i < ARRAY_SIZE(upper); i++)
+			if (strlen(upper[i][0]) == n && !strncmp(upper[i][0], word, n))
+				break;
+		if (i < ARRAY_SIZE(upper)) {
+			word = upper[i][1];
+			n = strlen(word);
+		}
+		used += (size_t)snprintf(buf + used, len - used, "%s%.*s", used ? " " : "", (int)n,
+					 word);
 	}
 }
 
-static void render_status(const json_t *res)
+/*
+ * One section: every scalar member in the SM's order, labelled from its
+ * name unless fields says otherwise, so new counters show without a change
+ * here. Nothing at all when the object is missing.
+ */
+static void kv_section(struct table *t, const struct section *sec, const json_t *obj)
 {
-	static const struct field top[] = {
-	    {"version", "version", F_PLAIN},
-	    {"uptime_s", "uptime", F_SECONDS},
-	    {"subnet_up", "subnet up", F_PLAIN},
-	    {NULL},
-	};
-	static const struct field sm[] = {
-	    {"state", "state", F_PLAIN},
-	    {"priority", "priority", F_PLAIN},
-	    {"guid", "port GUID", F_PLAIN},
-	    {"lid", "LID", F_PLAIN},
-	    {"port", "port", F_PLAIN},
-	    {"act_count", "activity count", F_PLAIN},
-	    {NULL},
-	};
-	static const struct field fabric[] = {
-	    {"nodes", "nodes", F_PLAIN},
-	    {"switches", "switches", F_PLAIN},
-	    {"cas", "CAs", F_PLAIN},
-	    {"routers", "routers", F_PLAIN},
-	    {"links", "links", F_PLAIN},
-	    {"max_lid", "max LID", F_PLAIN},
-	    {NULL},
-	};
-	static const struct field sweeps[] = {
-	    {"heavy", "heavy sweeps", F_PLAIN},	       {"light", "light sweeps", F_PLAIN},
-	    {"running", "running", F_PLAIN},	       {"last_heavy_ms", "last heavy took", F_MS},
-	    {"last_heavy_age_s", "last heavy", F_AGO}, {NULL},
-	};
-	static const struct field traps[] = {
-	    {"received", "received", F_PLAIN},
-	    {NULL},
-	};
-	struct table t;
+	const struct field *f;
 	const json_t *v;
+	const char *key;
+	char label[64];
+
+	if (!json_is_object(obj))
+		return;
+	if (sec->title)
+		table_heading(t, sec->title);
+	for (void *it = json_object_iter((json_t *)obj); it;
+	     it = json_object_iter_next((json_t *)obj, it)) {
+		key = json_object_iter_key(it);
+		v = json_object_iter_value(it);
+		if (json_is_object(v) || json_is_array(v))
+			continue;
+		for (f = sec->fields; f && f->key && strcmp(f->key, key) != 0; f++)
+			;
+		if (f && f->key) {
+			kv(t, sec->title, f->label, field_value(v, f->fmt));
+		} else {
+			key_label(key, label, sizeof(label));
+			kv(t, sec->title, label, jfmt(v));
+		}
+	}
+}
+
+static void print_sections(const json_t *res, const struct section *secs)
+{
+	struct table t;
 
 	table_init(&t, 2, NULL);
-	/* the top level without a heading */
-	for (const struct field *f = top; f->key; f++)
-		if ((v = json_object_get(res, f->key)))
-			table_add_own(&t, xstrdup_(f->label), field_value(v, f->fmt));
-	kv_section(&t, "SM", json_object_get(res, "sm"), sm);
-	kv_section(&t, "Fabric", json_object_get(res, "fabric"), fabric);
-	kv_section(&t, "Sweeps", json_object_get(res, "sweeps"), sweeps);
-	kv_section(&t, "MADs", json_object_get(res, "mads"), NULL);
-	kv_section(&t, "Traps", json_object_get(res, "traps"), traps);
+	for (const struct section *sec = secs; sec->title || sec->member || sec->fields; sec++)
+		kv_section(&t, sec, sec->member ? jget(res, sec->member) : res);
 	table_print(&t, stdout);
 	table_free(&t);
 }
 
-/* ---- nodes ---- */
+/* ---- lists: an array of objects as an aligned table ---- */
+
+struct column {
+	const char *heading;		  /* NULL in every column: no heading row */
+	char align;			  /* 'l' or 'r' */
+	const char *member;		  /* dotted path in the row, shown by jfmt() */
+	char *(*cell)(const json_t *row); /* instead of member: the cell (malloc'd) */
+};
+
+static void print_list(const json_t *rows, const struct column *cols)
+{
+	char align[32];
+	struct table t;
+	size_t n, i, c;
+
+	for (n = 0; cols[n].member || cols[n].cell; n++)
+		align[n] = cols[n].align ? cols[n].align : 'l';
+	align[n] = '\0';
+	table_init(&t, n, align);
+	if (cols[0].heading) {
+		char **row = table_new_row(&t, false);
+
+		for (c = 0; c < n; c++)
+			row[c] = xstrdup_(cols[c].heading);
+	}
+	for (i = 0; i < json_array_size(rows); i++) {
+		const json_t *r = json_array_get(rows, i);
+		char **row = table_new_row(&t, false);
+
+		for (c = 0; c < n; c++)
+			row[c] = cols[c].cell ? cols[c].cell(r) : jfmt(jget(r, cols[c].member));
+	}
+	table_print(&t, stdout);
+	table_free(&t);
+}
+
+/*
+ * A line of text from a template: "{path}" is the value at that dotted
+ * path of the result, "{#path}" the length of the array there.
+ */
+static void print_template(const char *tmpl, const json_t *res)
+{
+	const char *p = tmpl, *end;
+	char path[64];
+	size_t n;
+
+	while (*p) {
+		if (*p != '{' || !(end = strchr(p, '}')) ||
+		    (n = (size_t)(end - p - 1)) >= sizeof(path)) {
+			putchar(*p++);
+			continue;
+		}
+		memcpy(path, p + 1, n);
+		path[n] = '\0';
+		if (path[0] == '#') {
+			printf("%zu", json_array_size(jget(res, path + 1)));
+		} else {
+			char *v = jfmt(jget(res, path));
+
+			fputs(v, stdout);
+			free(v);
+		}
+		p = end + 1;
+	}
+	putchar('\n');
+}
+
+/* ---- cells ---- */
+
+static char *fmt_int(json_int_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lld", (long long)v);
+	return xstrdup_(buf);
+}
+
+/* a node's name: its description, or its GUID when it has none */
+static char *node_name(const json_t *obj, const char *desc, const char *guid)
+{
+	const char *d = json_string_value(jget(obj, desc));
+
+	return d && *d ? xstrdup_(d) : jfmt(jget(obj, guid));
+}
 
 /* "3" for a switch; the port LIDs "4,5" for a CA; "-" when none is known */
 static char *node_lids(const json_t *node)
@@ -634,10 +737,8 @@ static char *node_lids(const json_t *node)
 	size_t i, len = 0;
 	json_int_t lid;
 
-	if (jint(json_object_get(node, "lid"), &lid)) {
-		snprintf(buf, sizeof(buf), "%lld", (long long)lid);
-		return xstrdup_(buf);
-	}
+	if (jint(json_object_get(node, "lid"), &lid))
+		return fmt_int(lid);
 	for (i = 0; i < json_array_size(ports); i++) {
 		p = json_array_get(ports, i);
 		if (!jint(json_object_get(p, "lid"), &lid) || lid == 0)
@@ -676,28 +777,301 @@ static char *node_ports(const json_t *node)
 	return xstrdup_(buf);
 }
 
-static void render_nodes(const json_t *res)
+/* the far end of a port: "leaf1[9]" */
+static char *port_peer(const json_t *port)
 {
-	const json_t *nodes = json_object_get(res, "nodes"), *n;
-	struct table t;
-	size_t i;
+	json_int_t num = 0;
+	char *name, buf[160];
 
-	table_init(&t, 5, "lllrl");
-	table_add_own(&t, xstrdup_("GUID"), xstrdup_("TYPE"), xstrdup_("LID"), xstrdup_("PORTS"),
-		      xstrdup_("DESCRIPTION"));
-	for (i = 0; i < json_array_size(nodes); i++) {
-		n = json_array_get(nodes, i);
-		table_add_own(&t, jfmt(json_object_get(n, "guid")),
-			      jfmt(json_object_get(n, "type")), node_lids(n), node_ports(n),
-			      jfmt(json_object_get(n, "desc")));
+	if (!json_object_get(port, "peer_guid"))
+		return xstrdup_("-");
+	name = node_name(port, "peer_desc", "peer_guid");
+	jint(json_object_get(port, "peer_port"), &num);
+	snprintf(buf, sizeof(buf), "%s[%lld]", name, (long long)num);
+	free(name);
+	return xstrdup_(buf);
+}
+
+static char *link_a(const json_t *l)
+{
+	return node_name(l, "a_desc", "a_guid");
+}
+
+static char *link_b(const json_t *l)
+{
+	return node_name(l, "b_desc", "b_guid");
+}
+
+static char *switch_active(const json_t *sw)
+{
+	json_int_t active = 0, nports = 0;
+	char buf[48];
+
+	jint(json_object_get(sw, "active"), &active);
+	jint(json_object_get(sw, "nports"), &nports);
+	snprintf(buf, sizeof(buf), "%lld/%lld", (long long)active, (long long)nports);
+	return xstrdup_(buf);
+}
+
+/* as ibroute prints them */
+static char *lft_lid(const json_t *e)
+{
+	json_int_t v = 0;
+	char buf[32];
+
+	jint(json_object_get(e, "lid"), &v);
+	snprintf(buf, sizeof(buf), "0x%04llx", (long long)v);
+	return xstrdup_(buf);
+}
+
+static char *lft_port(const json_t *e)
+{
+	json_int_t v = 0;
+	char buf[32];
+
+	jint(json_object_get(e, "port"), &v);
+	snprintf(buf, sizeof(buf), "%03lld", (long long)v);
+	return xstrdup_(buf);
+}
+
+/* "4" or, with an LMC, the range "4-7" */
+static char *lid_range(const json_t *l)
+{
+	json_int_t lid = 0, top = 0;
+	char buf[48];
+
+	jint(json_object_get(l, "lid"), &lid);
+	if (!jint(json_object_get(l, "top"), &top) || top <= lid)
+		return fmt_int(lid);
+	snprintf(buf, sizeof(buf), "%lld-%lld", (long long)lid, (long long)top);
+	return xstrdup_(buf);
+}
+
+/* an event's time in local time, to the millisecond */
+static char *event_time(const json_t *ev)
+{
+	json_int_t ms;
+	time_t t;
+	struct tm tm;
+	char buf[64];
+
+	if (!jint(json_object_get(ev, "time_ms"), &ms))
+		return jfmt(json_object_get(ev, "time"));
+	t = (time_t)(ms / 1000);
+	localtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), ".%03lld", (long long)(ms % 1000));
+	return xstrdup_(buf);
+}
+
+/* the same value, however spelled ("0x00" and "0x0000", "0660" and "0660") */
+static bool same_value(const char *a, const char *b)
+{
+	unsigned long long x, y;
+	char *ea, *eb;
+
+	if (!a || !b)
+		return a == b;
+	if (strcasecmp(a, b) == 0)
+		return true;
+	errno = 0;
+	x = strtoull(a, &ea, 0);
+	y = strtoull(b, &eb, 0);
+	return !errno && *a && *b && !*ea && !*eb && x == y;
+}
+
+static char *config_changed(const json_t *k)
+{
+	return xstrdup_(same_value(json_string_value(json_object_get(k, "value")),
+				   json_string_value(json_object_get(k, "default")))
+			    ? ""
+			    : "*");
+}
+
+static char *config_notes(const json_t *k)
+{
+	bool restart = json_is_false(json_object_get(k, "reload"));
+	bool unsupported = json_is_false(json_object_get(k, "supported"));
+	char buf[48];
+
+	snprintf(buf, sizeof(buf), "%s%s%s", restart ? "(restart)" : "",
+		 restart && unsupported ? " " : "", unsupported ? "(unsupported)" : "");
+	return xstrdup_(buf);
+}
+
+/* ---- views ---- */
+
+static const struct column nodes_cols[] = {
+    {"GUID", 'l', "guid", NULL},	{"TYPE", 'l', "type", NULL},
+    {"LID", 'l', NULL, node_lids},	{"PORTS", 'r', NULL, node_ports},
+    {"DESCRIPTION", 'l', "desc", NULL}, {NULL},
+};
+
+static const struct column ports_cols[] = {
+    {"PORT", 'r', "port", NULL},   {"STATE", 'l', "state", NULL},  {"PHYS", 'l', "phys", NULL},
+    {"WIDTH", 'l', "width", NULL}, {"SPEED", 'l', "speed", NULL},  {"MTU", 'r', "mtu", NULL},
+    {"LID", 'r', "lid", NULL},	   {"PEER", 'l', NULL, port_peer}, {NULL},
+};
+
+static const struct column links_cols[] = {
+    {"A", 'l', NULL, link_a},	   {"PORT", 'r', "a_port", NULL},
+    {"B", 'l', NULL, link_b},	   {"PORT", 'r', "b_port", NULL},
+    {"STATE", 'l', "state", NULL}, {"WIDTH", 'l', "width", NULL},
+    {"SPEED", 'l', "speed", NULL}, {NULL},
+};
+
+static const struct column switches_cols[] = {
+    {"GUID", 'l', "guid", NULL},
+    {"LID", 'r', "lid", NULL},
+    {"ACTIVE/PORTS", 'r', NULL, switch_active},
+    {"LFT TOP", 'r', "lft_top", NULL},
+    {"CAP", 'r', "lft_cap", NULL},
+    {"DESC", 'l', "desc", NULL},
+    {NULL},
+};
+
+static const struct column lft_cols[] = {
+    {"LID", 'l', NULL, lft_lid},
+    {"PORT", 'l', NULL, lft_port},
+    {"DESTINATION", 'l', "dest", NULL},
+    {NULL},
+};
+
+static const struct column lids_cols[] = {
+    {"LID", 'r', NULL, lid_range}, {"GUID", 'l', "guid", NULL}, {"PORT", 'r', "port", NULL},
+    {"TYPE", 'l', "type", NULL},   {"DESC", 'l', "desc", NULL}, {NULL},
+};
+
+static const struct column config_cols[] = {
+    {"", 'l', NULL, config_changed}, {"KEY", 'l', "key", NULL},	    {"VALUE", 'l', "value", NULL},
+    {"SOURCE", 'l', "source", NULL}, {"", 'l', NULL, config_notes}, {NULL},
+};
+
+static const struct column events_cols[] = {
+    {NULL, 'l', NULL, event_time},
+    {NULL, 'l', "event", NULL},
+    {NULL, 'l', "text", NULL},
+    {NULL},
+};
+
+/* key/value views: only the members whose label or format is not the generic one */
+static const struct field status_top[] = {
+    {"uptime_s", "uptime", F_SECONDS},
+    {NULL},
+};
+static const struct field status_sm[] = {
+    {"guid", "port GUID", F_PLAIN},
+    {"act_count", "activity count", F_PLAIN},
+    {NULL},
+};
+static const struct field status_sweeps[] = {
+    {"last_heavy_ms", "last heavy took", F_MS},
+    {"last_heavy_age_s", "last heavy", F_AGO},
+    {NULL},
+};
+static const struct section status_sections[] = {
+    {NULL, NULL, status_top},	  {"SM", "sm", status_sm},
+    {"Fabric", "fabric", NULL},	  {"Sweeps", "sweeps", status_sweeps},
+    {"MADs", "mads", NULL},	  {"Traps", "traps", NULL},
+    {"Clients", "clients", NULL}, {NULL},
+};
+
+static const struct field node_top[] = {
+    {"desc", "description", F_PLAIN},	    {"nports", "ports", F_PLAIN},
+    {"sys_guid", "system GUID", F_PLAIN},   {"vendor_id", "vendor ID", F_HEX},
+    {"device_id", "device ID", F_HEX},	    {"revision", "revision", F_HEX},
+    {"dr_path", "directed route", F_PLAIN}, {NULL},
+};
+static const struct section node_sections[] = {
+    {NULL, "node", node_top},
+    {"Switch", "node.switch", NULL},
+    {NULL},
+};
+
+static const struct field routing_top[] = {
+    {"last_ms", "last run took", F_MS},
+    {"last_age_s", "last run", F_AGO},
+    {NULL},
+};
+static const struct section routing_sections[] = {
+    {NULL, NULL, routing_top},
+    {"Tables", "tables", NULL},
+    {NULL},
+};
+
+static const struct section counters_sections[] = {
+    {"MADs", "mads", NULL},	    {"Dropped", "dropped", NULL},
+    {"Traps", "traps", NULL},	    {"Sweeps", "sweeps", NULL},
+    {"Requests", "requests", NULL}, {"Transport", "transport", NULL},
+    {"Clients", "clients", NULL},   {NULL},
+};
+
+/* a hop of a route: "leaf1 [lid 2] in 1 out 12", "host1 port 1" */
+static void print_hop(const json_t *hop, bool is_switch, const json_t *lid)
+{
+	const json_t *in = json_object_get(hop, "in_port"), *out = json_object_get(hop, "out_port");
+	char *name = node_name(hop, "desc", "guid");
+
+	fputs(name, stdout);
+	free(name);
+	if (!is_switch) {
+		printf(" port %lld\n",
+		       (long long)json_integer_value(json_is_integer(out) ? out : in));
+		return;
 	}
-	table_print(&t, stdout);
-	table_free(&t);
+	if (json_is_integer(lid))
+		printf(" [lid %lld]", (long long)json_integer_value(lid));
+	if (json_is_integer(in))
+		printf(" in %lld", (long long)json_integer_value(in));
+	if (json_is_integer(out))
+		printf(" out %lld", (long long)json_integer_value(out));
+	putchar('\n');
+}
+
+static void render_route(const json_t *res)
+{
+	const json_t *hops = json_object_get(res, "hops"), *dst = json_object_get(res, "dst");
+	bool delivered = json_is_true(json_object_get(res, "delivered"));
+	size_t i, n = json_array_size(hops);
+
+	print_template("{src.desc} -> {dst.desc} (dlid {dlid})", res);
+	for (i = 0; i < n; i++) {
+		const json_t *h = json_array_get(hops, i), *lid = json_object_get(h, "lid");
+		bool last = delivered && i + 1 == n;
+
+		/* the hop that arrives at a switch carries no lid: it is the destination's */
+		if (last && !lid)
+			lid = json_object_get(dst, "lid");
+		fputs(i ? "-> " : "   ", stdout);
+		print_hop(h, lid != NULL, lid);
+	}
+	if (delivered)
+		print_template("delivered, switch hops: {switch_hops}", res);
+	else
+		print_template("not delivered: {reason}", res);
+}
+
+static void render_reload(const json_t *res)
+{
+	const json_t *changed = json_object_get(res, "changed"),
+		     *kept = json_object_get(res, "kept");
+	size_t i, n = json_array_size(changed);
+
+	printf("configuration reloaded, %zu key%s changed", n, n == 1 ? "" : "s");
+	for (i = 0; i < n; i++)
+		printf("%s %s", i ? "," : ":", json_string_value(json_array_get(changed, i)));
+	putchar('\n');
+	for (i = 0; i < json_array_size(kept); i++)
+		printf("  %s\n", json_string_value(json_array_get(kept, i)));
 }
 
 /* ---- commands ---- */
 
-enum arg_kind { ARG_STR, ARG_UINT };
+enum arg_kind {
+	ARG_STR,
+	ARG_UINT,
+	ARG_NODE, /* a GUID, LID or description: an integer when it can only be a LID */
+};
 
 /* --flag VALUE, or a positional argument, mapped onto a request member */
 struct arg_spec {
@@ -719,11 +1093,39 @@ struct command {
 	const struct arg_spec *opts; /* {NULL}-terminated, or NULL */
 	const struct arg_spec *pos;  /* positionals in order; {NULL}-terminated, or NULL */
 	unsigned npos_min;
-	void (*render)(const json_t *result); /* NULL: the result as JSON */
+	/* the result, shown in this order; none of them: as JSON */
+	const char *head;		/* a line, see print_template() */
+	const struct section *sections; /* key/value blocks */
+	const char *rows;		/* dotted path of an array shown with cols */
+	const struct column *cols;
+	const char *foot;		      /* a line, see print_template() */
+	void (*render)(const json_t *result); /* instead of all the above */
 	run_fn run;			      /* NULL: run_request() */
 };
 
 static const struct command commands[];
+
+static void render_result(const struct command *cmd, const json_t *res)
+{
+	if (cmd->render) {
+		cmd->render(res);
+		return;
+	}
+	if (!cmd->head && !cmd->sections && !cmd->cols && !cmd->foot) {
+		print_json(res);
+		return;
+	}
+	if (cmd->head)
+		print_template(cmd->head, res);
+	if (cmd->sections)
+		print_sections(res, cmd->sections);
+	if (cmd->sections && cmd->cols)
+		putchar('\n');
+	if (cmd->cols)
+		print_list(jget(res, cmd->rows), cmd->cols);
+	if (cmd->foot)
+		print_template(cmd->foot, res);
+}
 
 static void usage_cmd(FILE *f, const struct command *c)
 {
@@ -739,12 +1141,38 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
+/*
+ * A node argument: digits or 0x-hex up to 0xbfff can only be a LID and go
+ * as an integer; anything else (a GUID is hex too, but larger; a name)
+ * goes as a string, and the SM tells them apart.
+ */
+static json_t *node_value(const char *val)
+{
+	bool hex = val[0] == '0' && (val[1] == 'x' || val[1] == 'X');
+	const char *digits = hex ? val + 2 : val;
+	unsigned long v;
+	char *end;
+
+	if (*digits &&
+	    strspn(digits, hex ? "0123456789abcdefABCDEF" : "0123456789") == strlen(digits)) {
+		errno = 0;
+		v = strtoul(digits, &end, hex ? 16 : 10);
+		if (!errno && v <= 0xbfff)
+			return json_integer((json_int_t)v);
+	}
+	return json_string(val);
+}
+
 static bool arg_value(const struct command *cmd, const struct arg_spec *a, const char *val,
 		      json_t *req)
 {
 	char *end;
 	unsigned long v;
 
+	if (a->kind == ARG_NODE) {
+		json_object_set_new(req, a->member, node_value(val));
+		return true;
+	}
 	if (a->kind == ARG_UINT) {
 		errno = 0;
 		v = strtoul(val, &end, 0);
@@ -829,16 +1257,6 @@ usage:
 	return NULL;
 }
 
-static void print_json(const json_t *j)
-{
-	char *txt = json_dumps(j, JSON_INDENT(2));
-
-	if (txt) {
-		puts(txt);
-		free(txt);
-	}
-}
-
 static int print_sm_error(const char *what, const json_t *rep)
 {
 	const json_t *e = json_object_get(rep, "error");
@@ -872,12 +1290,7 @@ static int run_request(struct session *s, const struct command *cmd, int argc, c
 		print_json(rep);
 		rc = json_is_true(json_object_get(rep, "ok")) ? EXIT_OK : EXIT_NO;
 	} else if (json_is_true(json_object_get(rep, "ok"))) {
-		const json_t *res = json_object_get(rep, "result");
-
-		if (cmd->render)
-			cmd->render(res);
-		else
-			print_json(res);
+		render_result(cmd, json_object_get(rep, "result"));
 		rc = EXIT_OK;
 	} else {
 		rc = print_sm_error(cmd->name, rep);
@@ -994,6 +1407,58 @@ static int run_raw(struct session *s, const struct command *cmd, int argc, char 
 	return rc;
 }
 
+/*
+ * subscribe, then print every event as it comes until the SM closes the
+ * connection (exit 0) or something breaks (exit 2)
+ */
+static int run_watch(struct session *s, const struct command *cmd, int argc, char **argv)
+{
+	json_t *req, *rep, *ev;
+	enum call_rc rc;
+	char *line;
+
+	(void)argv;
+	if (argc != 0) {
+		usage_cmd(stderr, cmd);
+		return EXIT_COMM;
+	}
+	req = json_pack("{s:s}", "cmd", cmd->request);
+	rc = sess_call(s, req, false, &rep);
+	json_decref(req);
+	if (rc != CALL_OK)
+		return comm_error(s);
+	if (!json_is_true(json_object_get(rep, "ok"))) {
+		rc = print_sm_error(cmd->name, rep);
+		json_decref(rep);
+		return rc;
+	}
+	json_decref(rep);
+	while (sess_read_line(s, NO_DEADLINE, &line) == CALL_OK) {
+		ev = json_loads(line, 0, NULL);
+		/* replies ("ok") are not events */
+		if (json_is_object(ev) && !json_object_get(ev, "ok")) {
+			if (s->json) {
+				puts(line);
+			} else {
+				char *when = event_time(ev),
+				     *what = jfmt(json_object_get(ev, "event")),
+				     *text = jfmt(json_object_get(ev, "text"));
+
+				printf("%s %s %s\n", when, what, text);
+				free(when);
+				free(what);
+				free(text);
+			}
+			fflush(stdout);
+		}
+		json_decref(ev);
+		free(line);
+	}
+	if (s->eof)
+		return EXIT_OK;
+	return comm_error(s);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -1015,14 +1480,19 @@ static void usage(FILE *f)
 		else
 			fprintf(f, "  %s\n  %-38s %s\n", head, "", c->summary);
 	}
+	fprintf(f,
+		"\nNODE, SRC, DST, SWITCH: a GUID (node or port), a LID or a node description\n");
 	fprintf(f, "\nexit status: 0 ok, 1 the SM refused or wait-up timed out,\n"
 		   "2 the SM could not be reached or answered nonsense, or bad usage\n");
 }
 
+/* this list, or one command's options; with --json the SM's own list */
 static int run_help(struct session *s, const struct command *cmd, int argc, char **argv)
 {
 	const struct command *c;
 
+	if (argc == 0 && s->json)
+		return run_request(s, cmd, argc, argv);
 	if (argc == 0) {
 		usage(stdout);
 		return EXIT_OK;
@@ -1043,21 +1513,62 @@ static int run_help(struct session *s, const struct command *cmd, int argc, char
 }
 
 static const char *const node_types[] = {"switch", "ca", "router", NULL};
+static const char *const sweep_kinds[] = {"heavy", "light", NULL};
+static const char *const log_levels[] = {"error", "warn", "info", "debug", NULL};
 
 static const struct arg_spec nodes_opts[] = {
     {.name = "--type", .member = "type", .choices = node_types},
     {.name = "--guid", .member = "guid"},
-    {.name = "--lid", .member = "lid", .kind = ARG_UINT, .max = 0xffff},
+    {.name = "--lid", .member = "lid", .kind = ARG_UINT, .max = 0xbfff},
     {.name = "--name", .member = "name"},
     {NULL},
 };
 
+static const struct arg_spec node_pos[] = {
+    {.name = "NODE", .member = "node", .kind = ARG_NODE},
+    {NULL},
+};
+
+static const struct arg_spec lft_pos[] = {
+    {.name = "SWITCH", .member = "switch", .kind = ARG_NODE},
+    {.name = "FROM", .member = "from", .kind = ARG_UINT, .max = 0xbfff},
+    {.name = "TO", .member = "to", .kind = ARG_UINT, .max = 0xbfff},
+    {NULL},
+};
+
+static const struct arg_spec route_pos[] = {
+    {.name = "SRC", .member = "src", .kind = ARG_NODE},
+    {.name = "DST", .member = "dst", .kind = ARG_NODE},
+    {NULL},
+};
+
+static const struct arg_spec config_pos[] = {
+    {.name = "KEY", .member = "key"},
+    {NULL},
+};
+
+static const struct arg_spec events_pos[] = {
+    {.name = "N", .member = "n", .kind = ARG_UINT, .max = 100000},
+    {NULL},
+};
+
+static const struct arg_spec sweep_pos[] = {
+    {.name = "KIND", .member = "kind", .choices = sweep_kinds},
+    {NULL},
+};
+
+static const struct arg_spec loglevel_pos[] = {
+    {.name = "LEVEL", .member = "level", .choices = log_levels},
+    {NULL},
+};
+
+/* NODE, SRC, DST, SWITCH: a GUID (node or port), a LID or a node description */
 static const struct command commands[] = {
     {
 	.name = "status",
 	.request = "status",
 	.summary = "SM state, sweeps, fabric counts, MAD counters",
-	.render = render_status,
+	.sections = status_sections,
     },
     {
 	.name = "nodes",
@@ -1065,7 +1576,141 @@ static const struct command commands[] = {
 	.summary = "nodes, with optional filters",
 	.usage = "[--type switch|ca|router] [--guid G] [--lid L] [--name SUBSTR]",
 	.opts = nodes_opts,
-	.render = render_nodes,
+	.rows = "nodes",
+	.cols = nodes_cols,
+    },
+    {
+	.name = "node",
+	.request = "node",
+	.summary = "one node and its ports (NODE: GUID, LID or description)",
+	.usage = "NODE",
+	.pos = node_pos,
+	.npos_min = 1,
+	.sections = node_sections,
+	.rows = "node.ports",
+	.cols = ports_cols,
+    },
+    {
+	.name = "ports",
+	.request = "ports",
+	.summary = "a node's ports",
+	.usage = "NODE",
+	.pos = node_pos,
+	.npos_min = 1,
+	.head = "{desc} ({type} {node_guid})",
+	.rows = "ports",
+	.cols = ports_cols,
+    },
+    {
+	.name = "links",
+	.request = "links",
+	.summary = "every link",
+	.rows = "links",
+	.cols = links_cols,
+    },
+    {
+	.name = "switches",
+	.request = "switches",
+	.summary = "switches and their forwarding tables",
+	.rows = "switches",
+	.cols = switches_cols,
+    },
+    {
+	.name = "lft",
+	.request = "lft",
+	.summary = "a switch's programmed LFT, as ibroute shows it",
+	.usage = "SWITCH [FROM [TO]]",
+	.pos = lft_pos,
+	.npos_min = 1,
+	.head = "Unicast lids of switch lid {switch.lid} guid {switch.guid} ({switch.desc}),"
+		" lft top {lft_top}:",
+	.rows = "entries",
+	.cols = lft_cols,
+	.foot = "{#entries} valid lids dumped",
+    },
+    {
+	.name = "route",
+	.request = "route",
+	.summary = "the path SRC -> DST through the programmed LFTs",
+	.usage = "SRC DST",
+	.pos = route_pos,
+	.npos_min = 2,
+	.render = render_route,
+    },
+    {
+	.name = "lids",
+	.request = "lids",
+	.summary = "LID owners and the guid2lid store",
+	.rows = "lids",
+	.cols = lids_cols,
+	.foot = "max lid {max_lid}; guid2lid in {guid2lid.path}: {guid2lid.entries} entries"
+		", corrupt: {guid2lid.corrupt}",
+    },
+    {
+	.name = "routing",
+	.request = "routing",
+	.summary = "routing engine, runs, failures",
+	.sections = routing_sections,
+    },
+    {
+	.name = "config",
+	.request = "config",
+	.summary = "the configuration, where each value came from (*: changed)",
+	.usage = "[KEY]",
+	.pos = config_pos,
+	.rows = "config",
+	.cols = config_cols,
+	.foot = "configuration file: {file}",
+    },
+    {
+	.name = "counters",
+	.request = "counters",
+	.summary = "MAD, trap, sweep and drop counters",
+	.sections = counters_sections,
+    },
+    {
+	.name = "events",
+	.request = "events",
+	.summary = "the last N events (default 50)",
+	.usage = "[N]",
+	.pos = events_pos,
+	.rows = "events",
+	.cols = events_cols,
+    },
+    {
+	.name = "watch",
+	.request = "subscribe",
+	.summary = "print events as they happen, until interrupted",
+	.run = run_watch,
+    },
+    {
+	.name = "sweep",
+	.request = "sweep",
+	.summary = "start a sweep (default heavy)",
+	.usage = "[heavy|light]",
+	.pos = sweep_pos,
+	.head = "{queued} sweep queued",
+    },
+    {
+	.name = "reroute",
+	.request = "reroute",
+	.summary = "recompute and program the routes",
+	.head = "reroute queued ({queued} sweep)",
+    },
+    {
+	.name = "loglevel",
+	.request = "loglevel",
+	.summary = "set the log level",
+	.usage = "error|warn|info|debug",
+	.pos = loglevel_pos,
+	.npos_min = 1,
+	.head = "log level set to {level}",
+    },
+    {
+	.name = "reload",
+	.request = "reload",
+	.summary = "re-read the configuration file (as SIGHUP)",
+	.render = render_reload,
     },
     {
 	.name = "wait-up",
@@ -1081,7 +1726,8 @@ static const struct command commands[] = {
     },
     {
 	.name = "help",
-	.summary = "this list, or the options of one command",
+	.request = "help",
+	.summary = "this list, or one command's options (--json: the SM's list)",
 	.usage = "[COMMAND]",
 	.run = run_help,
     },

@@ -323,7 +323,17 @@ static void sweep_finish(struct sweep *sw)
 			log_warnx("cannot save guid2lid: %s", strerror(-err));
 		/* OpenSM's dump files, for tools made for OpenSM; never fatal */
 		if (sm->conf->dump_files_dir && sm->conf->dump_files_dir[0]) {
-			err = dump_write_all(sm, sm->conf->dump_files_dir);
+			/*
+			 * The table dumps grow as switches x LIDs (45 MB at 1,300
+			 * nodes): rewrite them only when the tables or the fabric
+			 * changed, the subnet list every time.
+			 */
+			bool tables = !sm->tables_dumped || res.blocks_sent || res.nodes_added ||
+				      res.nodes_removed || res.lids_changed;
+
+			err = dump_write_all(sm, sm->conf->dump_files_dir, tables);
+			if (err == 0 && tables)
+				sm->tables_dumped = true;
 			if (err < 0)
 				log_rl(&dump_rl, IBSM_LOG_WARN, "cannot write dump files in %s: %s",
 				       sm->conf->dump_files_dir, strerror(-err));

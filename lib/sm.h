@@ -85,6 +85,7 @@ struct ibsm_sm {
 	struct event *hold_timer;      /* batches traps */
 	struct event *retry_timer;     /* heavy sweep after a failed one */
 	unsigned failed_in_row;
+	bool tables_dumped;            /* LFT dump files written since start */
 
 	struct ibsm_topo *topo;        /* snapshot the routes were computed on */
 	struct ibsm_routes *routes;    /* last routes programmed */

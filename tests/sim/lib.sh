@@ -35,6 +35,11 @@
 #   sm_alive                  the daemon still runs
 #   sm_wait_attached [SEC]    wait until the daemon is an ibsim client (its sweep is about to start)
 #   sm_check_issm             the daemon's client is marked SM (needed for traps and sminfo)
+#   sm_ctl ARGS...            ibsmctl on the daemon's socket (with a timeout)
+#   sm_ctl_get PATH ARGS...   the member at dotted PATH (result.sm.lid, result.nodes.0.guid)
+#                             of `ibsmctl --json ARGS...`
+#   t_sm_sweeping MSG         the daemon's light sweep count rises within 5 s (past the
+#                             count the last call saw)
 #   sm_nodes_json FILE        the SM's node list as `ibsmctl nodes --json` (OpenSM: from its
 #                             opensm-subnet.lst, same shape)
 #   sm_port_guid              the SM's port GUID (where ibnetdiscover starts; SIM_HOST's port)
@@ -50,7 +55,8 @@
 #   t_fail MSG / t_skip MSG   end the test: 1 / 77
 #   kill_wait PID...          SIGTERM, then SIGKILL after 2 s; reaps
 # Files: $T/ibsim*.log (simulator), $T/sm-*.log (SM runs), $T/clients.log (tool stderr),
-# $T/cache (the SM's --cache-dir / OSM_CACHE_DIR), $T/run (cwd of clients: umad2sim's sys-PID).
+# $T/cache (the SM's --cache-dir and --dump_files_dir / OSM_CACHE_DIR and OSM_TMP_DIR),
+# $T/run (cwd of clients: umad2sim's sys-PID).
 
 # shellcheck disable=SC2086,SC2119,SC2120,SC2034  # SM_ARGS splits on purpose; optional args
 set -u
@@ -321,7 +327,8 @@ sm_once() {
 	case $SM in
 	ibsmd)
 		(cd "$T/run" && LD_PRELOAD=$UMAD2SIM exec timeout -k 5 "$SM_TIMEOUT" \
-			"$IBSMD" -o --cache-dir "$T/cache" --socket "$T/ibsmd-once.sock" $SM_ARGS "$@" \
+			"$IBSMD" -o --cache-dir "$T/cache" --dump_files_dir "$T/cache" \
+			--socket "$T/ibsmd-once.sock" $SM_ARGS "$@" \
 			>"$SM_LOG" 2>&1 {SIM_FD}>&-)
 		;;
 	opensm)
@@ -352,11 +359,13 @@ sm_start() {
 	SM_N=$((SM_N + 1))
 	SM_LOG=$T/sm-$SM_N-daemon.log
 	SM_SOCK=$T/ibsmd.sock
+	SM_LIGHT=
 	rm -f "$SM_SOCK"
 	case $SM in
 	ibsmd)
 		(cd "$T/run" && LD_PRELOAD=$UMAD2SIM exec "$IBSMD" --cache-dir "$T/cache" \
-			--socket "$SM_SOCK" $SM_ARGS "$@" >"$SM_LOG" 2>&1 {SIM_FD}>&-) &
+			--dump_files_dir "$T/cache" --socket "$SM_SOCK" $SM_ARGS "$@" \
+			>"$SM_LOG" 2>&1 {SIM_FD}>&-) &
 		;;
 	opensm)
 		_osm_env
@@ -405,6 +414,32 @@ sm_stop() {
 	SM_RC=$?
 	SM_PID=
 	t_info "$SM daemon stopped (exit $SM_RC)"
+}
+
+sm_ctl() { timeout -k 2 20 "$IBSMCTL" -S "$SM_SOCK" "$@"; }
+
+sm_ctl_get() {
+	local path=$1
+	shift
+	sm_ctl --json "$@" | "$PYTHON" -c 'import json, sys
+v = json.load(sys.stdin)
+for k in sys.argv[1].split("."):
+    v = v[int(k)] if isinstance(v, list) else v[k]
+print(v)' "$path"
+}
+
+SM_LIGHT= # light sweeps the last t_sm_sweeping saw
+t_sm_sweeping() {
+	local n i
+	[ -n "$SM_LIGHT" ] || SM_LIGHT=$(sm_ctl_get result.sweeps.light status) || t_fail "status failed"
+	for ((i = 0; i < 50; i++)); do
+		n=$(sm_ctl_get result.sweeps.light status) || t_fail "status failed"
+		[ "$n" -gt "$SM_LIGHT" ] && break
+		sleep 0.1
+	done
+	[ "$n" -gt "$SM_LIGHT" ] || t_fail "no light sweep for 5 s ($1): still $n"
+	t_info "light sweeps: $SM_LIGHT -> $n ($1)"
+	SM_LIGHT=$n
 }
 
 sm_nodes_json() {

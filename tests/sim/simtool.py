@@ -19,6 +19,17 @@ talks to the fabric itself.  Subcommands:
   guid2lid FILE                 'GUID LID' per line of an OpenSM/ibsmd guid2lid file
   guid2lid-reverse FILE         the same GUIDs with their LIDs handed out in reverse order
   lids-diff A B                 compare two 'GUID LID ...' files; print what moved
+  compare-nodes IBND NODES [LINKS]
+                                `ibsmctl --json nodes` (and `links`) == ibnetdiscover: every
+                                node's GUID, type, description and LIDs, and every link
+  compare-lft IBROUTE LFT [IBROUTE LFT...]
+                                `ibsmctl --json lft SW` == `ibroute SWLID`, entry by entry
+  compare-route IBTRACERT ROUTE [IBTRACERT ROUTE...]
+                                `ibsmctl --json route S D` == `ibtracert S D`, hop by hop
+  route-pairs NODES N           N 'SLID DLID' pairs to trace, switch destinations among them
+  ctl-shapes DIR                every DIR/VIEW.json (`ibsmctl --json VIEW`) has its members
+  ctl-errors SOCKET             bad requests get the right error codes, the connection lives
+  ctl-many SOCKET N             N clients at once, each asks status, all are answered
 Exit status 0 when the check holds, 1 with a reason on stderr when not.
 """
 import json
@@ -26,7 +37,6 @@ import re
 import sys
 
 NODE_HDR = re.compile(r'^(Switch|Ca|Rt)\s+\d+\s+"[SHR]-([0-9a-fA-F]+)"\s*(?:#\s*"(.*?)")?(.*)$')
-CA_PORT = re.compile(r'^\[(\d+)\]\(([0-9a-fA-F]+)\)\s+"[^"]*"\[\d+\](?:\([0-9a-fA-F]+\))?\s*#\s*lid\s+(\d+)')
 LOCAL = re.compile(r'^#\s*Initiated from node\s+([0-9a-fA-F]+)\s+port\s+([0-9a-fA-F]+)')
 
 
@@ -43,27 +53,50 @@ def g(x):
     return int(x, 16)
 
 
-def ibnd_parse(path):
-    """-> {port guid: (lid, name, kind)} for every LID owner ibnetdiscover printed"""
-    out = {}
+PORT_LINE = re.compile(r'^\[(\d+)\](?:\(([0-9a-fA-F]+)\))?\s+"([SHR])-([0-9a-fA-F]+)"\[(\d+)\]'
+                       r'(?:\([0-9a-fA-F]+\))?\s*#\s*(.*)$')
+KINDS = {'Switch': 'Switch', 'Ca': 'CA', 'Rt': 'Router'}
+
+
+def ibnd_topology(path):
+    """ibnetdiscover -> {node guid: {type, desc, lid (switch), ports: {num: {guid, lid, peer}}}}"""
+    nodes = {}
     cur = None
     for line in open(path, errors='replace'):
         line = line.rstrip('\n')
         m = NODE_HDR.match(line)
         if m:
             kind, guid, desc, rest = m.group(1), g(m.group(2)), m.group(3) or '', m.group(4)
-            cur = (kind, guid, desc)
+            cur = nodes[guid] = {'type': KINDS[kind], 'desc': desc, 'ports': {}}
+            lm = re.search(r'\blid\s+(\d+)', rest)
             if kind == 'Switch':
-                lm = re.search(r'\blid\s+(\d+)', rest)
-                out[guid] = (int(lm.group(1)) if lm else 0, desc, 'Switch')
+                cur['lid'] = int(lm.group(1)) if lm else 0
             continue
         if not line.strip():
             cur = None
             continue
-        if cur and cur[0] != 'Switch':
-            m = CA_PORT.match(line)
-            if m:
-                out[g(m.group(2))] = (int(m.group(3)), f"{cur[2]}/{m.group(1)}", cur[0])
+        m = PORT_LINE.match(line)
+        if cur is not None and m:
+            num, pguid, _, peer, pport, rest = m.groups()
+            port = {'peer': (g(peer), int(pport))}
+            if cur['type'] != 'Switch':
+                port['guid'] = g(pguid) if pguid else None
+                lm = re.match(r'lid\s+(\d+)', rest)
+                port['lid'] = int(lm.group(1)) if lm else None
+            cur['ports'][int(num)] = port
+    return nodes
+
+
+def ibnd_parse(path):
+    """-> {port guid: (lid, name, kind)} for every LID owner ibnetdiscover printed"""
+    out = {}
+    for guid, n in ibnd_topology(path).items():
+        if n['type'] == 'Switch':
+            out[guid] = (n['lid'], n['desc'], 'Switch')
+            continue
+        for num, p in n['ports'].items():
+            if p['guid'] is not None and p['lid'] is not None:
+                out[p['guid']] = (p['lid'], f"{n['desc']}/{num}", n['type'])
     return out
 
 
@@ -94,15 +127,20 @@ def cmd_ibnd_name(path, name):
     die(f"{path}: no node {name!r}")
 
 
-def sm_json_lids(path):
-    """`ibsmctl nodes --json` -> {port guid: lid}; tolerant to extra fields"""
+def load_reply(path):
+    """an `ibsmctl --json` reply -> its result; dies unless ok"""
     try:
         doc = json.load(open(path))
     except (OSError, ValueError) as e:
         die(f"{path}: not JSON: {e}")
     if not isinstance(doc, dict) or doc.get('ok') is not True:
         die(f"{path}: reply is not ok: {str(doc)[:300]}")
-    nodes = (doc.get('result') or {}).get('nodes')
+    return doc.get('result')
+
+
+def sm_json_lids(path):
+    """`ibsmctl nodes --json` -> {port guid: lid}; tolerant to extra fields"""
+    nodes = (load_reply(path) or {}).get('nodes')
     if not isinstance(nodes, list):
         die(f"{path}: no result.nodes list")
     out = {}
@@ -300,6 +338,388 @@ def cmd_guid2lid_reverse(path):
     return 0
 
 
+
+# --- agreement with infiniband-diags -----------------------------------------------------
+
+def link_key(a, ap, b, bp):
+    return tuple(sorted(((a, ap), (b, bp))))
+
+
+def fmt_link(k):
+    return f"0x{k[0][0]:x}[{k[0][1]}] - 0x{k[1][0]:x}[{k[1][1]}]"
+
+
+def cmd_compare_nodes(ibnd, nodes_js, links_js=None):
+    wire = ibnd_topology(ibnd)
+    if not wire:
+        die(f"{ibnd}: no nodes")
+    sm = {g(n['guid']): n for n in load_reply(nodes_js)['nodes']}
+    bad = []
+    for guid in sorted(set(wire) | set(sm)):
+        w, n = wire.get(guid), sm.get(guid)
+        if not w or not n:
+            bad.append(f"node 0x{guid:016x}: only {'on the wire' if w else 'in the SM'}")
+            continue
+        name = w['desc']
+        if n.get('type') != w['type']:
+            bad.append(f"{name}: type {n.get('type')!r}, ibnetdiscover {w['type']!r}")
+        if n.get('desc') != w['desc']:
+            bad.append(f"{name}: description {n.get('desc')!r} in the SM")
+        if w['type'] == 'Switch' and n.get('lid') != w['lid']:
+            bad.append(f"{name}: lid {n.get('lid')} in the SM, {w['lid']} on the wire")
+        ports = {p['port']: p for p in n.get('ports', [])}
+        for num, wp in sorted(w['ports'].items()):
+            p = ports.get(num)
+            if p is None:
+                bad.append(f"{name} port {num}: missing in the SM")
+                continue
+            if w['type'] != 'Switch':
+                if p.get('guid') is None or g(p['guid']) != wp['guid']:
+                    bad.append(f"{name} port {num}: guid {p.get('guid')} in the SM")
+                if p.get('lid') != wp['lid']:
+                    bad.append(f"{name} port {num}: lid {p.get('lid')} in the SM, "
+                               f"{wp['lid']} on the wire")
+    wlinks = {link_key(a, ap, *p['peer']) for a, n in wire.items() for ap, p in n['ports'].items()}
+    views = [('nodes', {link_key(g(n['guid']), p['port'], g(p['peer_guid']), p['peer_port'])
+                        for n in sm.values() for p in n.get('ports', []) if p.get('peer_guid')})]
+    if links_js:
+        views.append(('links', {link_key(g(l['a_guid']), l['a_port'], g(l['b_guid']), l['b_port'])
+                                for l in load_reply(links_js)['links']}))
+    for what, links in views:
+        for k in sorted(wlinks - links):
+            bad.append(f"link {fmt_link(k)}: on the wire, not in `{what}`")
+        for k in sorted(links - wlinks):
+            bad.append(f"link {fmt_link(k)}: in `{what}`, not on the wire")
+    if bad:
+        die(f"{len(bad)} differences with ibnetdiscover:\n  " + "\n  ".join(bad[:30]))
+    print(f"compare-nodes: {len(wire)} nodes and {len(wlinks)} links agree with ibnetdiscover"
+          + (" (nodes and links views)" if links_js else ""))
+    return 0
+
+
+IBROUTE_HDR = re.compile(r'^Unicast lids \[0x([0-9a-f]+)-0x([0-9a-f]+)\] of switch .*guid (0x[0-9a-f]+)')
+IBROUTE_ROW = re.compile(r'^0x([0-9a-f]+)\s+(\d+)\s+:')
+
+
+def cmd_compare_lft(*files):
+    if len(files) % 2:
+        die("compare-lft: IBROUTE LFT pairs")
+    total = 0
+    for ibroute, lft_js in zip(files[::2], files[1::2]):
+        text = open(ibroute, errors='replace').read().splitlines()
+        hdr = [IBROUTE_HDR.match(l) for l in text if IBROUTE_HDR.match(l)]
+        if not hdr:
+            die(f"{ibroute}: no 'Unicast lids' header: {text[:3]}")
+        wire = {int(m.group(1), 16): int(m.group(2)) for m in map(IBROUTE_ROW.match, text) if m}
+        res = load_reply(lft_js)
+        sw = res['switch']
+        if g(hdr[0].group(3)) != g(sw['guid']):
+            die(f"{ibroute}: switch {hdr[0].group(3)}, the SM's view is of {sw['guid']}")
+        top = res['lft_top']
+        sm = {e['lid']: e['port'] for e in res['entries']}
+        # ibroute leaves out the entry of LID == LinearFDBTop (some versions): compare it
+        # only when both have it
+        lids = {l for l in set(wire) | set(sm) if l < top or (l == top and l in wire and l in sm)}
+        bad = [f"lid {l}: port {sm.get(l)} in the SM, {wire.get(l)} in ibroute"
+               for l in sorted(lids) if sm.get(l) != wire.get(l)]
+        if bad:
+            die(f"{sw['desc']} (lid {sw.get('lid')}): {len(bad)} LFT entries differ:\n  "
+                + "\n  ".join(bad[:20]))
+        if not lids:
+            die(f"{sw['desc']}: empty LFT")
+        total += len(lids)
+    print(f"compare-lft: {len(files) // 2} switches, {total} LFT entries agree with ibroute")
+    return 0
+
+
+TR_FROM = re.compile(r'^From (\w+) \{(0x[0-9a-f]+)\} portnum (\d+)')
+TR_HOP = re.compile(r'^\[(\d+)\] -> (\w+) port \{(0x[0-9a-f]+)\}\[(\d+)\]')
+TR_TO = re.compile(r'^To (\w+) \{(0x[0-9a-f]+)\} portnum (\d+)')
+
+
+def tracert_hops(path):
+    """ibtracert -> [(node guid, in port, out port)], None where a port does not apply"""
+    hops, to = [], None
+    for line in open(path, errors='replace'):
+        m = TR_FROM.match(line)
+        if m:
+            hops.append([g(m.group(2)), None, None])
+            continue
+        m = TR_HOP.match(line)
+        if m and hops:
+            hops[-1][2] = int(m.group(1))
+            hops.append([g(m.group(3)), int(m.group(4)), None])
+            continue
+        m = TR_TO.match(line)
+        if m:
+            to = g(m.group(2))
+    if not hops or to is None:
+        die(f"{path}: no complete ibtracert output")
+    hops[-1][0] = to  # a CA shows as its port GUID on the way, as its node GUID at the end
+    return [tuple(h) for h in hops]
+
+
+def cmd_compare_route(*files):
+    if len(files) % 2:
+        die("compare-route: IBTRACERT ROUTE pairs")
+    for tr, route_js in zip(files[::2], files[1::2]):
+        wire = tracert_hops(tr)
+        res = load_reply(route_js)
+        if res.get('delivered') is not True:
+            die(f"{route_js}: not delivered: {res.get('reason')}")
+        sm = [(g(h['guid']), h.get('in_port'), h.get('out_port')) for h in res['hops']]
+        if sm != wire:
+            fmt = lambda hs: ' -> '.join(f"0x{n:x} in {i} out {o}" for n, i, o in hs)
+            die(f"{res['src']['desc']} -> {res['dst']['desc']} (dlid {res['dlid']}) differs:\n"
+                f"  ibsmctl:   {fmt(sm)}\n  ibtracert: {fmt(wire)}")
+    print(f"compare-route: {len(files) // 2} routes agree with ibtracert hop by hop")
+    return 0
+
+
+def cmd_route_pairs(nodes_js, n):
+    """a fixed sample of (SLID, DLID): CA -> CA, CA -> switch, switch -> CA, switch -> switch"""
+    import random
+    nodes = load_reply(nodes_js)['nodes']
+    sw = sorted(x['lid'] for x in nodes if x['type'] == 'Switch' and x.get('lid'))
+    ca = sorted(p['lid'] for x in nodes if x['type'] != 'Switch'
+                for p in x.get('ports', []) if p.get('lid'))
+    if len(sw) < 2 or len(ca) < 2:
+        die(f"{nodes_js}: too few switches or CAs")
+    rnd = random.Random(4242)
+    kinds = [(ca, ca), (ca, sw), (sw, ca), (sw, sw)]
+    pairs = set()
+    while len(pairs) < int(n):
+        a, b = kinds[len(pairs) % 4]
+        s, d = rnd.choice(a), rnd.choice(b)
+        if s != d:
+            pairs.add((s, d))
+    for s, d in sorted(pairs):
+        print(s, d)
+    return 0
+
+
+# --- the status socket ------------------------------------------------------------------
+
+GUID_RE = re.compile(r'^0x[0-9a-f]{16}$')
+
+
+class Guid:
+    pass
+
+
+def shape_errors(v, want, where):
+    """v against want: a type, Guid, a dict of required members, [elem] (non-empty list),
+    or a tuple of alternatives"""
+    if isinstance(want, tuple):
+        errs = [shape_errors(v, w, where) for w in want]
+        return [] if any(not e for e in errs) else errs[0]
+    if want is Guid:
+        return [] if isinstance(v, str) and GUID_RE.match(v) else [f"{where}: not a GUID: {v!r}"]
+    if isinstance(want, dict):
+        if not isinstance(v, dict):
+            return [f"{where}: not an object"]
+        out = []
+        for k, w in want.items():
+            if k not in v:
+                out.append(f"{where}.{k}: missing")
+            else:
+                out += shape_errors(v[k], w, f"{where}.{k}")
+        return out
+    if isinstance(want, list):
+        if not isinstance(v, list) or not v:
+            return [f"{where}: not a non-empty array"]
+        return [e for i, x in enumerate(v) for e in shape_errors(x, want[0], f"{where}[{i}]")]
+    if want is None:
+        return [] if v is None else [f"{where}: not null"]
+    # bool is an int to Python: tell them apart
+    ok = type(v) is want or (want is float and type(v) is int)
+    return [] if ok else [f"{where}: {type(v).__name__}, want {want.__name__}"]
+
+
+NODE_PORT = {'port': int, 'state': str, 'phys': str}
+NODE = {'guid': Guid, 'type': str, 'desc': str, 'nports': int, 'dr_path': str, 'ports': [NODE_PORT]}
+PORT_DETAIL = dict(NODE_PORT, mtu_cap=int, neighbor_mtu=int, vl_cap=int, op_vls=int, sm_lid=int,
+                   cap_mask=int)
+BRIEF = {'guid': Guid, 'type': str, 'desc': str}
+EVENT = {'event': str, 'seq': int, 'time': str, 'time_ms': int, 'text': str}
+SHAPES = {
+    'status': {'version': str, 'uptime_s': int, 'subnet_up': bool,
+               'sm': {'state': str, 'priority': int, 'guid': Guid, 'lid': int, 'port': int,
+                      'act_count': int},
+               'sweeps': {'heavy': int, 'light': int, 'running': bool, 'last_heavy_ms': int,
+                          'last_heavy_ok': bool, 'last_heavy_age_s': int},
+               'fabric': {'nodes': int, 'switches': int, 'cas': int, 'routers': int,
+                          'links': int, 'max_lid': int},
+               'mads': {'sent': int, 'received': int, 'timeouts': int},
+               'traps': {'received': int}, 'clients': {'connected': int, 'subscribed': int}},
+    'nodes': {'nodes': [NODE]},
+    'node_switch': {'node': dict(BRIEF, lid=int, nports=int, sys_guid=Guid, vendor_id=int,
+                                 device_id=int, revision=int, dr_path=str,
+                                 switch={'lft_cap': int, 'lft_top': int, 'mft_cap': int},
+                                 ports=[PORT_DETAIL])},
+    'node_ca': {'node': dict(BRIEF, nports=int, ports=[dict(PORT_DETAIL, guid=Guid, lid=int,
+                                                            lmc=int, peer_guid=Guid,
+                                                            peer_port=int)])},
+    'ports': {'node_guid': Guid, 'type': str, 'desc': str, 'ports': [{'port': int}]},
+    'links': {'links': [{'a_guid': Guid, 'a_desc': str, 'a_port': int, 'b_guid': Guid,
+                         'b_desc': str, 'b_port': int, 'state': str, 'width': str,
+                         'speed': str}]},
+    'switches': {'switches': [{'guid': Guid, 'desc': str, 'lid': int, 'nports': int,
+                               'linked': int, 'active': int, 'lft_cap': int, 'lft_top': int}]},
+    'lft': {'switch': dict(BRIEF, lid=int), 'lft_top': int,
+            'entries': [{'lid': int, 'port': int, 'dest': (str, None)}]},
+    'route': {'src': BRIEF, 'dst': BRIEF, 'dlid': int, 'delivered': bool, 'switch_hops': int,
+              'hops': [{'guid': Guid, 'desc': str, 'in_port': (int, None),
+                        'out_port': (int, None)}]},
+    'lids': {'lids': [{'lid': int, 'top': int, 'guid': Guid, 'port': int, 'type': str,
+                       'desc': str}],
+             'max_lid': int, 'guid2lid': {'path': (str, None), 'entries': int, 'corrupt': bool}},
+    'routing': {'engine': str, 'configured': (str, None), 'runs': int, 'failures': int,
+                'last_ms': int, 'last_ok': bool, 'lft_blocks_sent_last': int},
+    'config': {'file': (str, None),
+               'config': [{'key': str, 'value': str, 'default': str, 'source': str,
+                           'reload': bool, 'supported': bool, 'description': str}]},
+    'counters': {'mads': {'sent': int, 'received': int}, 'dropped': {'malformed': int},
+                 'traps': {'received': int}, 'sweeps': {'heavy': int, 'light': int},
+                 'requests': {'sminfo': int, 'sa': int}, 'transport': {'receive_overruns': int},
+                 'clients': {'connected': int, 'subscribed': int}},
+    'events': {'events': [EVENT], 'total': int},
+    'help': {'commands': [{'name': str, 'help': str, 'action': bool}]},
+}
+
+
+def cmd_ctl_shapes(d):
+    import os
+    bad, seen, res = [], [], {}
+    for view, shape in SHAPES.items():
+        path = os.path.join(d, view + '.json')
+        if not os.path.exists(path):
+            bad.append(f"{view}: no {path}")
+            continue
+        res[view] = load_reply(path)
+        bad += shape_errors(res[view], shape, view)
+        seen.append(view)
+    if bad:
+        die(f"{len(bad)} shape errors:\n  " + "\n  ".join(bad[:30]))
+    # the views agree with each other
+    fab = res['status']['fabric']
+    counts = {'nodes': len(res['nodes']['nodes']), 'links': len(res['links']['links']),
+              'switches': len(res['switches']['switches'])}
+    for k, n in counts.items():
+        if fab[k] != n:
+            bad.append(f"status says {fab[k]} {k}, the {k} view lists {n}")
+    if len(res['lids']['lids']) != fab['nodes']:
+        bad.append(f"lids lists {len(res['lids']['lids'])} owners for {fab['nodes']} nodes")
+    names = {c['name'] for c in res['help']['commands']}
+    for c in ('status', 'nodes', 'node', 'ports', 'links', 'switches', 'lft', 'route', 'lids',
+              'routing', 'config', 'counters', 'events', 'sweep', 'reroute', 'loglevel',
+              'reload', 'help', 'subscribe'):
+        if c not in names:
+            bad.append(f"help does not list {c}")
+    if bad:
+        die("; ".join(bad))
+    print(f"ctl-shapes: {len(seen)} views have their members")
+    return 0
+
+
+class Conn:
+    """one status socket connection, one JSON line each way"""
+
+    def __init__(self, path, timeout=10):
+        import socket
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.s.settimeout(timeout)
+        self.s.connect(path)
+        self.buf = b''
+
+    def send(self, raw):
+        self.s.sendall(raw if raw.endswith(b'\n') else raw + b'\n')
+
+    def reply(self):
+        while b'\n' not in self.buf:
+            chunk = self.s.recv(65536)
+            if not chunk:
+                die(f"the SM closed the connection (pending {self.buf[:100]!r})")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b'\n', 1)
+        return json.loads(line)
+
+
+def cmd_ctl_errors(path):
+    c = Conn(path)
+    big = b'{"cmd":"status","pad":"' + b'x' * (70 * 1024) + b'"}'
+    cases = [
+        (b'{"cmd":', 'bad_request'),
+        (b'[1,2]', 'bad_request'),
+        (b'{"cmd":5}', 'bad_request'),
+        (b'{"nocmd":"status"}', 'bad_request'),
+        (big, 'too_large'),
+        (b'{"cmd":"nosuchcommand"}', 'unknown_command'),
+        (b'{"cmd":"node"}', 'bad_request'),
+        (b'{"cmd":"ports"}', 'bad_request'),
+        (b'{"cmd":"lft"}', 'bad_request'),
+        (b'{"cmd":"route","src":1}', 'bad_request'),
+        (b'{"cmd":"lft","switch":1,"from":"x"}', 'bad_request'),
+        (b'{"cmd":"events","n":-1}', 'bad_request'),
+        (b'{"cmd":"nodes","guid":"notaguid"}', 'bad_request'),
+        (b'{"cmd":"config","key":5}', 'bad_request'),
+        (b'{"cmd":"sweep","kind":"medium"}', 'bad_request'),
+        (b'{"cmd":"loglevel","level":"loud"}', 'bad_request'),
+        (b'{"cmd":"loglevel"}', 'bad_request'),
+        (b'{"cmd":"node","node":"no-such-node"}', 'not_found'),
+        (b'{"cmd":"config","key":"no_such_key"}', 'not_found'),
+    ]
+    for i, (req, code) in enumerate(cases):
+        # the bad request, then a good one on the same connection
+        c.send(req)
+        c.send(b'{"cmd":"status","id":%d}' % i)
+        r = c.reply()
+        got = (r.get('error') or {}).get('code')
+        if r.get('ok') is not False or got != code:
+            die(f"{req[:60]!r}: want {code}, got {json.dumps(r)[:200]}")
+        r = c.reply()
+        if r.get('ok') is not True or r.get('id') != i:
+            die(f"after {req[:60]!r}: status on the same connection: {json.dumps(r)[:200]}")
+    # pipelined requests come back in order, with their ids
+    c.send(b''.join(b'{"cmd":"%s","id":"x%d"}\n' % (v, i)
+                    for i, v in enumerate([b'lids', b'status', b'routing'])))
+    ids = [c.reply().get('id') for _ in range(3)]
+    if ids != ['x0', 'x1', 'x2']:
+        die(f"pipelined replies out of order: {ids}")
+    print(f"ctl-errors: {len(cases)} bad requests got their codes, the connection stayed usable")
+    return 0
+
+
+def cmd_ctl_many(path, n):
+    import select
+    import time
+    n = int(n)
+    conns = [Conn(path) for _ in range(n)]
+    for i, c in enumerate(conns):
+        c.send(b'{"cmd":"status","id":%d}' % i)
+    pending = {c.s.fileno(): (i, c) for i, c in enumerate(conns)}
+    end = time.time() + 20
+    while pending and time.time() < end:
+        ready, _, _ = select.select(list(pending), [], [], 1)
+        for fd in ready:
+            i, c = pending[fd]
+            chunk = c.s.recv(1 << 20)
+            if not chunk:
+                die(f"client {i}: closed without a reply")
+            c.buf += chunk
+            if b'\n' in c.buf:
+                r = json.loads(c.buf.split(b'\n', 1)[0])
+                if r.get('ok') is not True or r.get('id') != i:
+                    die(f"client {i}: {json.dumps(r)[:200]}")
+                del pending[fd]
+    if pending:
+        die(f"{len(pending)} of {n} clients got no reply in 20 s")
+    for c in conns:
+        c.s.close()
+    print(f"ctl-many: {n} clients at once, all answered")
+    return 0
+
+
 CMDS = {
     'ibnd-lids': (cmd_ibnd_lids, 1), 'ibnd-local': (cmd_ibnd_local, 1),
     'ibnd-name': (cmd_ibnd_name, 2),
@@ -308,6 +728,10 @@ CMDS = {
     'judge-faults': (cmd_judge_faults, 2), 'guid2lid': (cmd_guid2lid, 1),
     'guid2lid-reverse': (cmd_guid2lid_reverse, 1), 'log-mentions': (cmd_log_mentions, -3),
     'lids-diff': (cmd_lids_diff, 2),
+    'compare-nodes': (cmd_compare_nodes, -2), 'compare-lft': (cmd_compare_lft, -2),
+    'compare-route': (cmd_compare_route, -2), 'route-pairs': (cmd_route_pairs, 2),
+    'ctl-shapes': (cmd_ctl_shapes, 1), 'ctl-errors': (cmd_ctl_errors, 1),
+    'ctl-many': (cmd_ctl_many, 2),
 }
 
 if __name__ == '__main__':

@@ -215,9 +215,10 @@ START_TEST(t_defaults_match_opensm)
 		ck_assert_uint_eq(c->origin[k].line, lineno);
 		ck_assert_ptr_eq(c->origin[k].file, c->file);
 		if (!strcmp(key, "dump_files_dir")) {
-			/* opensm writes its OSM_TMP_DIR here */
+			/* opensm writes its OSM_TMP_DIR here; ibsmd's own default is
+			 * /var/log/ibsmd (the unit's LogsDirectory) */
 			ck_assert_str_eq(val(c, key), tdir);
-			ck_assert_str_eq(val(def, key), "/var/log");
+			ck_assert_str_eq(val(def, key), "/var/log/ibsmd");
 			continue;
 		}
 		ck_assert_msg(!strcmp(val(c, key), val(def, key)),
@@ -876,6 +877,40 @@ START_TEST(t_origins)
 }
 END_TEST
 
+/* SIGHUP: reloadable keys take the new value, the others keep the old one */
+START_TEST(t_keep_restart_keys)
+{
+	struct ibsm_conf *old = conf_new(), *neu = conf_new();
+	struct conf_errors errs = {0}, notes = {0}, changed = {0};
+	char *p1, *p2, *e;
+
+	p1 = write_text("k1.conf", "lmc 1\nsm_priority 1\ncache_dir /var/tmp/a\n");
+	p2 = write_text("k2.conf", "lmc 2\nsm_priority 9\ncache_dir /var/tmp/b\n");
+	ck_assert_int_eq(conf_load_file(old, p1, &errs), 0);
+	ck_assert_int_eq(conf_load_file(neu, p2, &errs), 0);
+	ck_assert_int_eq(conf_keep_restart_keys(neu, old, &notes), 2);
+	e = xasprintf("%s:1: lmc: needs a restart, keeping 1", p2);
+	ck_assert_str_eq(notes.msg[0], e);
+	free(e);
+	ck_assert_int_eq(neu->lmc, 1);
+	ck_assert_str_eq(neu->cache_dir, "/var/tmp/a");
+	ck_assert_int_eq(neu->sm_priority, 9);
+	/* the kept value says where it came from: the old file's line */
+	ck_assert_uint_eq(neu->origin[CONF_KEY_lmc].line, 1);
+	ck_assert_int_eq(conf_diff(old, neu, &changed), 1);
+	ck_assert_str_eq(changed.msg[0], "sm_priority");
+	/* nothing left that needs a restart */
+	ck_assert_int_eq(conf_reload_check(old, neu, NULL), 0);
+	conf_errors_free(&errs);
+	conf_errors_free(&notes);
+	conf_errors_free(&changed);
+	conf_del(old);
+	conf_del(neu);
+	free(p1);
+	free(p2);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("conf");
@@ -905,6 +940,7 @@ int main(void)
 	tcase_add_test(tc, t_write_reload);
 	tcase_add_test(tc, t_dup);
 	tcase_add_test(tc, t_reload_check);
+	tcase_add_test(tc, t_keep_restart_keys);
 	tcase_add_test(tc, t_origins);
 	suite_add_tcase(s, tc);
 

@@ -66,6 +66,8 @@ static struct ibsm_conf *test_conf(const char *dir)
 	ck_assert_int_eq(conf_set(c, "cache_dir", dir, CONF_FROM_SET, 0, NULL, 0), 0);
 	ck_assert_int_eq(conf_set(c, "sweep_interval", "0", CONF_FROM_SET, 0, NULL, 0), 0);
 	ck_assert_int_eq(conf_set(c, "sweep_hold_ms", "5", CONF_FROM_SET, 0, NULL, 0), 0);
+	/* no OpenSM dump files in /var/log/ibsmd from unit tests (test_dump covers them) */
+	ck_assert_int_eq(conf_set(c, "dump_files_dir", "(null)", CONF_FROM_SET, 0, NULL, 0), 0);
 	return c;
 }
 

@@ -1,0 +1,476 @@
+/*
+ * test_dump.c: OpenSM-format dump files from a fabric the SM brought up
+ * over the in-process fake fabric: the exact text of opensm-subnet.lst,
+ * opensm-lfts.dump and opensm.fdbs for a three-switch triangle, OpenSM's
+ * node order, switches whose LFT is unknown or routes that are not
+ * shortest, the files written by dump_write_all and after a heavy sweep.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "dump.h"
+#include "fakefab.h"
+#include "log.h"
+#include "sm.h"
+#include "topofile.h"
+#include "xport.h"
+
+/*
+ * h1 (the SM) - sw1:1, h2 - sw2:1, and a switch triangle sw1:3-sw2:3,
+ * sw1:4-sw3:1, sw3:2-sw2:4. The GUIDs sort one way as numbers and another
+ * byte-swapped (OpenSM's order): sw1, sw3, h1, sw2, h2.
+ */
+static const char *const tri_net = "Ca 1 \"H-0000000000000201\" # \"h1\"\n"
+				   "[1](202) \"S-0000000000000100\"[1]\n\n"
+				   "Ca 1 \"H-0000000000000003\" # \"h2\"\n"
+				   "[1](4) \"S-0000000000000002\"[1]\n\n"
+				   "Switch 4 \"S-0000000000000100\" # \"sw1\"\n"
+				   "[3] \"S-0000000000000002\"[3]\n"
+				   "[4] \"S-0000000000000001\"[1]\n\n"
+				   "Switch 4 \"S-0000000000000002\" # \"sw2\"\n"
+				   "[4] \"S-0000000000000001\"[2]\n\n"
+				   "Switch 4 \"S-0000000000000001\" # \"sw3\"\n";
+
+enum { H1, H2, SW1, SW2, SW3, NNODES };
+
+struct env {
+	struct event_base *base;
+	struct topofile *tf;
+	struct fakefab *ff;
+	struct ibsm_xport *x;
+	struct ibsm_sm *sm;
+	char dir[64];
+	unsigned heavy_done;
+};
+
+static void on_sweep(void *arg, const struct ibsm_sweep_result *r)
+{
+	struct env *e = arg;
+
+	if (r->heavy)
+		e->heavy_done++;
+	event_base_loopbreak(e->base);
+}
+
+/* the fabric up after one heavy sweep; dump_dir NULL: no dump files */
+static void env_init(struct env *e, const char *dump_dir)
+{
+	struct ibsm_sm_hooks hooks = {.sweep_done = on_sweep, .arg = e};
+	struct conf_errors errs = {0};
+	struct ibsm_conf *c;
+	char dd[128];
+	unsigned spins = 0;
+
+	memset(e, 0, sizeof(*e));
+	log_init("test", IBSM_LOG_ERROR, true, false);
+	snprintf(e->dir, sizeof(e->dir), "/tmp/ibsmd-dump-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(e->dir));
+	e->base = event_base_new();
+	ck_assert_int_eq(topofile_parse(tri_net, strlen(tri_net), "tri.net", &e->tf, &errs), 0);
+	conf_errors_free(&errs);
+	ck_assert_int_eq((int)e->tf->n, NNODES);
+	e->ff = fakefab_new(e->base, e->tf, H1, 1);
+	e->x = xport_new(e->base, &fakefab_backend, e->ff, 4, 30, 2);
+	fakefab_attach(e->ff, e->x);
+
+	c = conf_new();
+	ck_assert_int_eq(conf_set(c, "cache_dir", e->dir, CONF_FROM_SET, 0, NULL, 0), 0);
+	ck_assert_int_eq(conf_set(c, "sweep_interval", "0", CONF_FROM_SET, 0, NULL, 0), 0);
+	if (dump_dir)
+		snprintf(dd, sizeof(dd), "%s/%s", e->dir, dump_dir);
+	else
+		snprintf(dd, sizeof(dd), "(null)");
+	ck_assert_int_eq(conf_set(c, "dump_files_dir", dd, CONF_FROM_SET, 0, NULL, 0), 0);
+	e->sm = sm_new(e->base, c, e->x, fakefab_port_guid(e->ff, H1, 1), &hooks);
+	ck_assert_int_eq(sm_start(e->sm), 0);
+	while (e->heavy_done < 1) {
+		event_base_loop(e->base, 0);
+		ck_assert_uint_lt(++spins, 100000);
+	}
+	ck_assert_msg(e->sm->last_heavy.ok, "sweep not ok: %s", e->sm->last_heavy.reason);
+}
+
+static void env_fini(struct env *e)
+{
+	char cmd[128];
+
+	sm_del(e->sm);
+	xport_del(e->x);
+	fakefab_del(e->ff);
+	topofile_free(e->tf);
+	event_base_free(e->base);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", e->dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static char *capture(int (*fn)(const struct ibsm_sm *, FILE *), const struct ibsm_sm *sm)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fn(sm, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	return buf;
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = calloc(1, (size_t)n + 1);
+	ck_assert_int_eq(fread(buf, 1, (size_t)n, f), n);
+	fclose(f);
+	return buf;
+}
+
+/* compare line by line, so a failure names the first line that differs */
+static void check_text(const char *what, const char *got, const char *want)
+{
+	unsigned line = 1;
+
+	while (*got && *want) {
+		size_t a = strcspn(got, "\n"), b = strcspn(want, "\n");
+
+		ck_assert_msg(a == b && !memcmp(got, want, a),
+			      "%s line %u:\n got: %.*s\nwant: %.*s", what, line, (int)a, got,
+			      (int)b, want);
+		got += a + (got[a] == '\n');
+		want += b + (want[b] == '\n');
+		line++;
+	}
+	ck_assert_msg(!*got && !*want, "%s line %u: got %s, want %s", what, line,
+		      *got ? got : "(end)", *want ? want : "(end)");
+}
+
+static uint16_t lid_of(const struct env *e, int node)
+{
+	return fakefab_port_lid(e->ff, node, e->tf->nodes[node].type == IBSM_NODE_SWITCH ? 0 : 1);
+}
+
+/* one end of a link as OpenSM spells it; VenID has 6 digits near, 8 far */
+static void want_end(FILE *f, const struct env *e, int node, int port, int near)
+{
+	const struct topofile_node *t = &e->tf->nodes[node];
+	int sw = t->type == IBSM_NODE_SWITCH;
+
+	fprintf(f,
+		"{ %s%s Ports:%02X SystemGUID:%016" PRIx64 " NodeGUID:%016" PRIx64
+		" PortGUID:%016" PRIx64
+		" VenID:%s DevID:0000 Rev:00000000 {%s} LID:%04X PN:%02X } ",
+		sw ? "SW" : "CA", node == H1 ? "-SM" : "", t->nports, t->guid, t->guid,
+		fakefab_port_guid(e->ff, node, port), near ? "0002C9" : "000002C9", t->desc,
+		lid_of(e, node), port);
+}
+
+START_TEST(t_subnet_lst)
+{
+	/* OpenSM's order of nodes, ports in order within each */
+	static const struct {
+		int node, port, peer, peer_port;
+	} links[] = {
+	    {SW1, 1, H1, 1}, {SW1, 3, SW2, 3}, {SW1, 4, SW3, 1}, {SW3, 1, SW1, 4}, {SW3, 2, SW2, 4},
+	    {H1, 1, SW1, 1}, {SW2, 1, H2, 1},  {SW2, 3, SW1, 3}, {SW2, 4, SW3, 2}, {H2, 1, SW2, 1},
+	};
+	struct env e;
+	char *got, *want = NULL, first[512];
+	size_t len = 0, i;
+	FILE *f;
+
+	env_init(&e, NULL);
+	got = capture(dump_subnet_lst, e.sm);
+	/* the first line spelled out, as OpenSM 3.3.23 writes it */
+	snprintf(first, sizeof(first),
+		 "{ SW Ports:04 SystemGUID:0000000000000100 NodeGUID:0000000000000100 "
+		 "PortGUID:0000000000000100 VenID:0002C9 DevID:0000 Rev:00000000 {sw1} LID:%04X "
+		 "PN:01 } { CA-SM Ports:01 SystemGUID:0000000000000201 "
+		 "NodeGUID:0000000000000201 PortGUID:0000000000000202 VenID:000002C9 DevID:0000 "
+		 "Rev:00000000 {h1} LID:%04X PN:01 } PHY=4x LOG=ACT SPD=2.5\n",
+		 lid_of(&e, SW1), lid_of(&e, H1));
+	ck_assert_msg(!strncmp(got, first, strlen(first)), "first line:\n got: %.*s\nwant: %s",
+		      (int)strcspn(got, "\n"), got, first);
+	f = open_memstream(&want, &len);
+	for (i = 0; i < ARRAY_SIZE(links); i++) {
+		want_end(f, &e, links[i].node, links[i].port, 1);
+		want_end(f, &e, links[i].peer, links[i].peer_port, 0);
+		fprintf(f, "PHY=4x LOG=ACT SPD=2.5\n");
+	}
+	fclose(f);
+	check_text("opensm-subnet.lst", got, want);
+	free(got);
+	free(want);
+	env_fini(&e);
+}
+END_TEST
+
+/* the owner of a LID as the LFT dump names it */
+static void want_owner(FILE *f, const struct env *e, uint16_t lid)
+{
+	int i;
+
+	for (i = 0; i < NNODES; i++) {
+		const struct topofile_node *t = &e->tf->nodes[i];
+		int sw = t->type == IBSM_NODE_SWITCH;
+
+		if (lid_of(e, i) == lid) {
+			fprintf(f, "%s portguid 0x%016" PRIx64 ": '%s'\n",
+				sw ? "Switch" : "Channel Adapter",
+				fakefab_port_guid(e->ff, i, sw ? 0 : 1), t->desc);
+			return;
+		}
+	}
+	fprintf(f, "unknown node and type\n");
+}
+
+START_TEST(t_lfts)
+{
+	static const int order[] = {SW1, SW3, SW2};
+	struct env e;
+	char *got, *want = NULL;
+	size_t len = 0, i;
+	uint16_t top, lid;
+	FILE *f;
+
+	env_init(&e, NULL);
+	top = e.sm->max_lid;
+	ck_assert_uint_eq(top, 5);
+	got = capture(dump_lfts, e.sm);
+	f = open_memstream(&want, &len);
+	for (i = 0; i < ARRAY_SIZE(order); i++) {
+		int n = order[i];
+
+		fprintf(f, "Unicast lids [0-%u] of switch Lid %u guid 0x%016" PRIx64 " ('%s'):\n",
+			top, lid_of(&e, n), e.tf->nodes[n].guid, e.tf->nodes[n].desc);
+		/* what the (fake) switch really holds */
+		for (lid = 0; lid <= top; lid++) {
+			uint8_t out = fakefab_lft(e.ff, n, lid);
+
+			if (out == 0xff)
+				continue;
+			fprintf(f, "0x%04x %03u # ", lid, out);
+			want_owner(f, &e, lid);
+		}
+		fprintf(f, "%u lids dumped\n", top);
+	}
+	fclose(f);
+	check_text("opensm-lfts.dump", got, want);
+	ck_assert_ptr_nonnull(strstr(got, "('sw1'):\n0x0001 001 # Channel Adapter portguid "
+					  "0x0000000000000202: 'h1'\n"));
+	free(got);
+	free(want);
+	env_fini(&e);
+}
+END_TEST
+
+/* LIDs in discovery order (the tests below spell them out) */
+static void check_lids(const struct env *e)
+{
+	ck_assert_uint_eq(lid_of(e, H1), 1);
+	ck_assert_uint_eq(lid_of(e, SW1), 2);
+	ck_assert_uint_eq(lid_of(e, SW2), 3);
+	ck_assert_uint_eq(lid_of(e, SW3), 4);
+	ck_assert_uint_eq(lid_of(e, H2), 5);
+}
+
+START_TEST(t_fdbs)
+{
+	struct env e;
+	char *got, want[1024], *sw3;
+	int n;
+
+	env_init(&e, NULL);
+	check_lids(&e);
+	got = capture(dump_fdbs, e.sm);
+	/* sw1: h1 on port 1; h2 two hops over sw2 (port 3); itself; sw2, sw3 next door */
+	n = snprintf(want, sizeof(want),
+		     "dump_ucast_routes: Switch 0x0000000000000100\n"
+		     "LID    : Port : Hops : Optimal\n"
+		     "0x0001 : 001  : 01   : yes\n"
+		     "0x0002 : 000  : 00   : yes\n"
+		     "0x0003 : 003  : 01   : yes\n"
+		     "0x0004 : 004  : 01   : yes\n"
+		     "0x0005 : 003  : 02   : yes\n"
+		     "dump_ucast_routes: Switch 0x0000000000000001\n");
+	ck_assert_msg(!strncmp(got, want, (size_t)n), "opensm.fdbs:\n%s\nwant:\n%s", got, want);
+	/* three switches, five LIDs each, every route shortest */
+	sw3 = strstr(got, "Switch 0x0000000000000001\n");
+	ck_assert_ptr_nonnull(sw3);
+	ck_assert_ptr_nonnull(strstr(sw3, "Switch 0x0000000000000002\n"));
+	for (n = 0; (sw3 = strstr(sw3, "   : yes\n")); sw3++)
+		n++;
+	ck_assert_int_eq(n, 10);
+	ck_assert_ptr_null(strstr(got, "No "));
+	ck_assert_ptr_null(strstr(got, "UNREACHABLE"));
+	free(got);
+	env_fini(&e);
+}
+END_TEST
+
+static struct ibsm_node *node_by_guid(struct env *e, int node)
+{
+	struct ibsm_node *n = fabric_node_find(&e->sm->fabric, e->tf->nodes[node].guid);
+
+	ck_assert_ptr_nonnull(n);
+	return n;
+}
+
+START_TEST(t_detours_and_unknown)
+{
+	struct env e;
+	struct ibsm_node *sw1, *sw2;
+	char *got, line[512];
+
+	env_init(&e, NULL);
+	check_lids(&e);
+	sw1 = node_by_guid(&e, SW1);
+	sw2 = node_by_guid(&e, SW2);
+	/* sw1 sends h2 around over sw3, sw2 over h1's port; sw2's table is unknown */
+	sw1->lft[lid_of(&e, H2)] = 4;
+	sw1->lft[lid_of(&e, SW2)] = 1;
+	sw1->lft[lid_of(&e, SW3)] = 0xff;
+	sw2->lft_known[0] = 0;
+	got = capture(dump_fdbs, e.sm);
+	snprintf(line, sizeof(line),
+		 "Switch 0x0000000000000100\nLID    : Port : Hops : Optimal\n"
+		 "0x0001 : 001  : 01   : yes\n"
+		 "0x0002 : 000  : 00   : yes\n"
+		 "0x0003 : 001  : HOPS UNKNOWN\n"
+		 "0x0004 : UNREACHABLE\n"
+		 "0x0005 : 004  : 03   : No 2 hop path possible via port 3!\n");
+	ck_assert_msg(strstr(got, line) != NULL, "opensm.fdbs:\n%s\nwant:\n%s", got, line);
+	/* every LID of the unknown switch: no route we know of */
+	snprintf(line, sizeof(line),
+		 "Switch 0x0000000000000002\nLID    : Port : Hops : Optimal\n"
+		 "0x0001 : UNREACHABLE\n0x0002 : UNREACHABLE\n0x0003 : UNREACHABLE\n"
+		 "0x0004 : UNREACHABLE\n0x0005 : UNREACHABLE\n");
+	ck_assert_msg(strstr(got, line) != NULL, "opensm.fdbs:\n%s", got);
+	free(got);
+
+	got = capture(dump_lfts, e.sm);
+	snprintf(line, sizeof(line),
+		 "Unicast lids [0-5] of switch Lid 3 guid 0x0000000000000002 ('sw2'):\n"
+		 "5 lids dumped\n");
+	ck_assert_msg(strstr(got, line) != NULL, "opensm-lfts.dump:\n%s", got);
+	ck_assert_ptr_null(strstr(got, "0x0005 255"));
+	free(got);
+
+	/* a switch never programmed: no LFT at all */
+	free(sw2->lft);
+	free(sw2->lft_known);
+	sw2->lft = sw2->lft_known = NULL;
+	sw2->lft_len = 0;
+	got = capture(dump_lfts, e.sm);
+	ck_assert_msg(strstr(got, line) != NULL, "opensm-lfts.dump:\n%s", got);
+	free(got);
+	got = capture(dump_mcfdbs, e.sm);
+	ck_assert_str_eq(got, "");
+	free(got);
+	env_fini(&e);
+}
+END_TEST
+
+START_TEST(t_write_all)
+{
+	static const char *const names[] = {DUMP_SUBNET_LST, DUMP_LFTS, DUMP_FDBS, DUMP_MCFDBS};
+	static int (*const fns[])(const struct ibsm_sm *, FILE *) = {dump_subnet_lst, dump_lfts,
+								     dump_fdbs, dump_mcfdbs};
+	struct env e;
+	char path[256], dir[200];
+	char *got, *want;
+	size_t i;
+	FILE *f;
+
+	/* the sweep wrote them (the directory did not exist) */
+	env_init(&e, "sub/dump");
+	snprintf(dir, sizeof(dir), "%s/sub/dump", e.dir);
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		got = read_file(path);
+		want = capture(fns[i], e.sm);
+		ck_assert_msg(!strcmp(got, want), "%s differs from %s's output", path, names[i]);
+		free(got);
+		free(want);
+		ck_assert_int_eq(unlink(path), 0);
+	}
+	ck_assert_int_eq(dump_write_all(e.sm, dir, true), 0);
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		ck_assert_int_eq(access(path, R_OK), 0);
+	}
+	/* nothing else left behind (no temporary files) */
+	snprintf(path, sizeof(path), "ls %s | wc -l | grep -qx 4", dir);
+	ck_assert_int_eq(system(path), 0);
+
+	/* a regular file in the way: an error, not a crash */
+	snprintf(path, sizeof(path), "%s/plain", e.dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	ck_assert_int_lt(dump_write_all(e.sm, path, true), 0);
+	snprintf(dir, sizeof(dir), "%s/plain/sub", e.dir);
+	ck_assert_int_lt(dump_write_all(e.sm, dir, true), 0);
+	/* and a sweep with an unwritable directory still ends well */
+	free(e.sm->conf->dump_files_dir);
+	e.sm->conf->dump_files_dir = strdup(dir);
+	sm_request_sweep(e.sm, true, "test");
+	while (e.heavy_done < 2)
+		event_base_loop(e.base, 0);
+	ck_assert(e.sm->last_heavy.ok);
+	env_fini(&e);
+}
+END_TEST
+
+START_TEST(t_disabled)
+{
+	struct env e;
+	char cmd[160];
+
+	env_init(&e, NULL);
+	ck_assert_ptr_null(e.sm->conf->dump_files_dir);
+	/* only the cache dir's guid2lid: nothing dumped anywhere under it */
+	snprintf(cmd, sizeof(cmd), "test -z \"$(find %s -name 'opensm*')\"", e.dir);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_str_eq(conf_key_find("dump_files_dir")->def, "/var/log/ibsmd");
+	ck_assert(conf_key_find("dump_files_dir")->supported);
+	env_fini(&e);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("dump");
+	TCase *tc = tcase_create("dump");
+	SRunner *sr;
+	int nf;
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, t_subnet_lst);
+	tcase_add_test(tc, t_lfts);
+	tcase_add_test(tc, t_fdbs);
+	tcase_add_test(tc, t_detours_and_unknown);
+	tcase_add_test(tc, t_write_all);
+	tcase_add_test(tc, t_disabled);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}
