@@ -561,7 +561,7 @@ static char *field_value(const json_t *v, enum field_fmt fmt)
 struct section {
 	const char *title;	    /* heading line; NULL: none, and the keys not indented */
 	const char *member;	    /* dotted path of the object in the result; NULL: the result */
-	const struct field *fields; /* shown first, in this order, with these labels */
+	const struct field *fields; /* members with their own label or format; NULL-terminated */
 };
 
 static void kv(struct table *t, bool indent, const char *label, char *value)
@@ -659,7 +659,7 @@ static void print_list(const json_t *rows, const struct column *cols)
 	struct table t;
 	size_t n, i, c;
 
-	for (n = 0; cols[n].member || cols[n].cell; n++)
+	for (n = 0; (cols[n].member || cols[n].cell) && n + 1 < sizeof(align); n++)
 		align[n] = cols[n].align ? cols[n].align : 'l';
 	align[n] = '\0';
 	table_init(&t, n, align);
@@ -864,7 +864,7 @@ static char *event_time(const json_t *ev)
 	return xstrdup_(buf);
 }
 
-/* the same value, however spelled ("0x00" and "0x0000", "0660" and "0660") */
+/* the same value, however spelled ("0x00" and "0x0000", "TRUE" and "true") */
 static bool same_value(const char *a, const char *b)
 {
 	unsigned long long x, y;
@@ -1486,7 +1486,18 @@ static void usage(FILE *f)
 		   "2 the SM could not be reached or answered nonsense, or bad usage\n");
 }
 
-/* this list, or one command's options; with --json the SM's own list */
+static void help_arg(const struct arg_spec *a, const char *value)
+{
+	static const char *const kinds[] = {
+	    [ARG_STR] = "", [ARG_UINT] = "  (a number)", [ARG_NODE] = "  (GUID, LID or name)"};
+
+	printf("  %s%s%s", a->name, value, a->choices || *value ? "" : kinds[a->kind]);
+	for (const char *const *ch = a->choices; ch && *ch; ch++)
+		printf("%s%s", ch == a->choices ? "  (" : "|", *ch);
+	printf("%s\n", a->choices ? ")" : "");
+}
+
+/* this list, or one command's arguments; with --json the SM's own list */
 static int run_help(struct session *s, const struct command *cmd, int argc, char **argv)
 {
 	const struct command *c;
@@ -1503,12 +1514,10 @@ static int run_help(struct session *s, const struct command *cmd, int argc, char
 	}
 	usage_cmd(stdout, c);
 	printf("%s\n", c->summary);
-	for (const struct arg_spec *a = c->opts; a && a->name; a++) {
-		printf("  %s %s", a->name, a->kind == ARG_UINT ? "N" : "VALUE");
-		for (const char *const *ch = a->choices; ch && *ch; ch++)
-			printf("%s%s", ch == a->choices ? "  (" : "|", *ch);
-		printf("%s\n", a->choices ? ")" : "");
-	}
+	for (const struct arg_spec *a = c->opts; a && a->name; a++)
+		help_arg(a, a->kind == ARG_UINT ? " N" : " VALUE");
+	for (const struct arg_spec *a = c->pos; a && a->name; a++)
+		help_arg(a, "");
 	return EXIT_OK;
 }
 

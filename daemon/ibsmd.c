@@ -108,9 +108,11 @@ static void usage(FILE *f)
 		"  -x, --honor_guid2lid     prefer guid2lid over the LIDs ports hold\n"
 		"  -R, --routing_engine E   routing engine list\n"
 		"      --dump_files_dir DIR where to write opensm-subnet.lst and other dumps\n"
+		"      --plugin-dir DIR     where the routing engine plug-ins are\n"
 		"  -f, --log_file FILE      also log to FILE\n"
 		"  -L, --log_limit MB       log file size limit\n"
 		"  -e, --erase_log_file     truncate the log file at start\n"
+		"  -D FLAGS                 OpenSM log flags (0x40 also writes the table dumps)\n"
 		"  -B, --daemon             run in the background, log to syslog\n"
 		"  -J, --pidfile FILE       write the pid to FILE\n"
 		"      --cache-dir DIR      directory of guid2lid (default /var/cache/ibsmd)\n"
@@ -670,9 +672,11 @@ int main(int argc, char **argv)
 		{"honor_guid2lid", no_argument, NULL, 'x'},
 		{"routing_engine", required_argument, NULL, 'R'},
 		{"dump_files_dir", required_argument, NULL, 1006},
+		{"plugin-dir", required_argument, NULL, 1007},
 		{"log_file", required_argument, NULL, 'f'},
 		{"log_limit", required_argument, NULL, 'L'},
 		{"erase_log_file", no_argument, NULL, 'e'},
+		{"D", required_argument, NULL, 'D'},
 		{"daemon", no_argument, NULL, 'B'},
 		{"pidfile", required_argument, NULL, 'J'},
 		{"cache-dir", required_argument, NULL, 1003},
@@ -692,7 +696,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "F:c:g:op:l:s:t:n:rxR:f:L:eBJ:vVh?", longopts,
+	while ((opt = getopt_long(argc, argv, "F:c:g:op:l:s:t:n:rxR:f:L:eBJ:D:vVh?", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'F':
@@ -740,6 +744,9 @@ int main(int argc, char **argv)
 		case 1006:
 			flag_set("dump_files_dir", optarg);
 			break;
+		case 1007:
+			flag_set("plugin_dir", optarg);
+			break;
 		case 'f':
 			flag_set("log_file", optarg);
 			d.log_file_flag = true;
@@ -749,6 +756,9 @@ int main(int argc, char **argv)
 			break;
 		case 'e':
 			erase_log = true;
+			break;
+		case 'D':
+			flag_set("log_flags", optarg);
 			break;
 		case 'B':
 			background = true;
@@ -873,8 +883,12 @@ int main(int argc, char **argv)
 	evsignal_add(d.sig_usr1, NULL);
 	setup_watchdog(&d);
 
-	sm_start(d.sm);
-	event_base_dispatch(d.base);
+	if (sm_start(d.sm) < 0) {
+		log_msg(IBSM_LOG_ERROR, "cannot set up routing, exiting");
+		d.exit_code = 1;
+	} else {
+		event_base_dispatch(d.base);
+	}
 
 	notify("STOPPING=1");
 	sm_save(d.sm);

@@ -104,6 +104,7 @@ static int check_choice(size_t i, const char *v)
 	static const char *const part_enforce[] = {"both", "in", "out", "off"};
 	static const char *const console[] = {"off", "local", "loopback", "socket"};
 	static const char *const levels[] = {"error", "warn", "info", "debug"};
+	static const char *const verify[] = {"strict", "warn"};
 	const char *const *set = NULL;
 	size_t n = 0, j;
 
@@ -116,6 +117,9 @@ static int check_choice(size_t i, const char *v)
 	} else if (i == CONF_KEY_log_level) {
 		set = levels;
 		n = ARRAY_SIZE(levels);
+	} else if (i == CONF_KEY_routing_verify) {
+		set = verify;
+		n = ARRAY_SIZE(verify);
 	}
 	if (!set)
 		return 0;

@@ -570,24 +570,21 @@ int dump_mcfdbs(const struct ibsm_sm *sm, FILE *f)
 static int dump_one(const struct ibsm_sm *sm, const char *dir, const char *name,
 		    int (*fn)(const struct ibsm_sm *, FILE *))
 {
-	char *buf = NULL, *path;
-	size_t len = 0;
-	FILE *f;
+	struct atomic_file af;
+	char *path = xasprintf("%s/%s", dir, name);
 	int err;
 
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return -errno;
-	err = fn(sm, f);
-	if (fclose(f) != 0 && !err)
-		err = -ENOMEM;
-	if (!err) {
-		path = xasprintf("%s/%s", dir, name);
-		err = write_file_atomic(path, buf, len);
-		free(path);
+	/* streamed: the table dumps grow as switches x LIDs */
+	err = atomic_file_open(&af, path);
+	free(path);
+	if (err < 0)
+		return err;
+	err = fn(sm, af.f);
+	if (err < 0) {
+		atomic_file_abort(&af);
+		return err;
 	}
-	free(buf);
-	return err;
+	return atomic_file_commit(&af);
 }
 
 int dump_write_all(const struct ibsm_sm *sm, const char *dir, bool tables)

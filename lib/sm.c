@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include "sweep.h"
 #include "topo.h"
 #include "util.h"
+#include "verify.h"
 #include "xport.h"
 
 static struct ratelimit sweep_rl = RATELIMIT_INIT(20, 5);
@@ -211,41 +213,146 @@ static void phase_configure(struct sweep *sw)
 	link_configure_start(sw);
 }
 
-static void phase_route_program(struct sweep *sw)
-{
-	struct ibsm_sm *sm = sw->sm;
-	struct ibsm_topo *t;
-	struct ibsm_routes *r;
-	uint64_t t0 = now_ms();
+/*
+ * Routing runs on a worker thread over an immutable snapshot, so the loop
+ * keeps answering the socket and the SA while a large fabric is routed.
+ * The thread touches only the job, the snapshot and the engines; the
+ * result comes back through done_ev.
+ */
+struct route_job {
+	struct ibsm_sm *sm;
+	struct sweep *sw;
+	struct ibsm_topo *topo;
+	struct verify_opts vo;
+	struct route_outcome out;
 	int err;
+	uint64_t t0;
+	pthread_t th;
+	struct event *done_ev;
+};
 
-	t = topo_from_fabric(&sm->fabric);
-	r = routes_new(t);
-	err = route_minhop(t, r);
+static void *route_worker(void *arg)
+{
+	struct route_job *job = arg;
+
+	job->err = router_run(job->sm->router, job->topo, &job->vo, &job->out);
+	event_active(job->done_ev, EV_READ, 0);
+	return NULL;
+}
+
+static void route_job_free(struct route_job *job)
+{
+	if (!job)
+		return;
+	event_free(job->done_ev);
+	route_outcome_fini(&job->out);
+	topo_del(job->topo);
+	free(job);
+}
+
+/* report the engines that failed, and which one the routes come from */
+static void route_report(struct ibsm_sm *sm, struct route_outcome *out)
+{
+	size_t i;
+
+	for (i = 0; i < out->nattempts; i++) {
+		const struct route_attempt *a = &out->attempts[i];
+
+		if (!a->err)
+			continue;
+		if (i + 1 < out->nattempts)
+			sm_event(sm, "routing_fallback",
+				 "routing engine %s failed: %s; falling back to %s", a->engine,
+				 a->why, out->attempts[i + 1].engine);
+		else
+			sm_event(sm, "routing_failed",
+				 "routing engine %s failed: %s; no engine left, the switches keep "
+				 "their tables",
+				 a->engine, a->why);
+	}
+}
+
+static void keep_outcome(struct ibsm_sm *sm, struct route_outcome *out)
+{
+	route_outcome_fini(&sm->last_route);
+	sm->last_route = *out;
+	sm->last_route.routes = NULL;
+	memset(out, 0, sizeof(*out));
+}
+
+static void route_done(evutil_socket_t fd, short what, void *arg)
+{
+	struct route_job *job = arg;
+	struct ibsm_sm *sm = job->sm;
+	struct sweep *sw = job->sw;
+	struct ibsm_routes *r = job->out.routes;
+
+	(void)fd;
+	(void)what;
+	pthread_join(job->th, NULL);
+	sm->job = NULL;
 	sm->routing.runs++;
-	sm->routing.result = err;
-	sm->routing.ms = now_ms() - t0;
+	sm->routing.result = job->err;
+	sm->routing.ms = now_ms() - job->t0;
 	sm->routing.at_ms = now_ms();
-	if (err < 0) {
+	route_report(sm, &job->out);
+	if (job->err < 0 || !r) {
+		const struct route_attempt *a =
+			job->out.nattempts ? &job->out.attempts[job->out.nattempts - 1] : NULL;
+
 		sm->routing.failures++;
 		snprintf(sm->routing.why, sizeof(sm->routing.why), "%s",
-			 r->why[0] ? r->why : strerror(-err));
-		sweep_error(sw, "routing failed: %s", r->why[0] ? r->why : strerror(-err));
-		routes_del(r);
-		topo_del(t);
+			 a ? a->why : "no routing engine configured");
+		sweep_error(sw, "routing failed: %s", sm->routing.why);
+		keep_outcome(sm, &job->out);
+		route_job_free(job);
+		if (sm->deferred_conf)
+			sm_apply_conf(sm, NULL);
 		phase_activate(sw);
 		return;
 	}
-	log_debug("routing done in %" PRIu64 " ms: %u switches, max lid %u", now_ms() - t0, t->nsw,
-		  r->max_lid);
-	snprintf(sm->routing.engine, sizeof(sm->routing.engine), "minhop");
+	log_debug("routing by %s done in %" PRIu64 " ms: %u switches, max lid %u",
+		  job->out.engine, sm->routing.ms, job->topo->nsw, r->max_lid);
+	snprintf(sm->routing.engine, sizeof(sm->routing.engine), "%s", job->out.engine);
 	sm->routing.why[0] = '\0';
 	routes_del(sm->routes);
 	topo_del(sm->topo);
 	sm->routes = r;
-	sm->topo = t;
+	sm->topo = job->topo;
+	job->out.routes = NULL;
+	job->topo = NULL;
+	keep_outcome(sm, &job->out);
+	route_job_free(job);
+	if (sm->deferred_conf)
+		sm_apply_conf(sm, NULL);
 	phase_enter(sw, PH_PROGRAM, phase_activate);
 	program_start(sw);
+}
+
+static void phase_route_program(struct sweep *sw)
+{
+	struct ibsm_sm *sm = sw->sm;
+	struct route_job *job = xcalloc(1, sizeof(*job));
+
+	phase_enter(sw, PH_ROUTE, NULL);
+	job->sm = sm;
+	job->sw = sw;
+	job->t0 = now_ms();
+	job->topo = topo_from_fabric(&sm->fabric);
+	job->vo.credit_loops = true;
+	job->vo.credit_loops_fatal = !sm->conf->routing_verify ||
+				     strcmp(sm->conf->routing_verify, "warn");
+	job->vo.stats = true;
+	job->vo.shifts = 8;
+	job->done_ev = event_new(sm->base, -1, 0, route_done, job);
+	if (!job->done_ev)
+		fatalx("event_new");
+	sm->job = job;
+	if (pthread_create(&job->th, NULL, route_worker, job) != 0) {
+		/* no thread: route here, the loop waits this once */
+		log_warnx("cannot start the routing thread, routing on the event loop");
+		route_worker(job);
+	}
 }
 
 static void phase_activate(struct sweep *sw)
@@ -325,11 +432,13 @@ static void sweep_finish(struct sweep *sw)
 		if (sm->conf->dump_files_dir && sm->conf->dump_files_dir[0]) {
 			/*
 			 * The table dumps grow as switches x LIDs (45 MB at 1,300
-			 * nodes): rewrite them only when the tables or the fabric
-			 * changed, the subnet list every time.
+			 * nodes): as OpenSM, write them only when asked for
+			 * (dump_tables, or log_flags 0x40), and then only when the
+			 * tables or the fabric changed; the subnet list every time.
 			 */
-			bool tables = !sm->tables_dumped || res.blocks_sent || res.nodes_added ||
-				      res.nodes_removed || res.lids_changed;
+			bool tables = (sm->conf->dump_tables || (sm->conf->log_flags & 0x40)) &&
+				      (!sm->tables_dumped || res.blocks_sent || res.nodes_added ||
+				       res.nodes_removed || res.lids_changed);
 
 			err = dump_write_all(sm, sm->conf->dump_files_dir, tables);
 			if (err == 0 && tables)
@@ -453,8 +562,25 @@ void sm_trap_change(struct ibsm_sm *sm, const char *why)
 void sm_apply_conf(struct ibsm_sm *sm, struct ibsm_conf *conf)
 {
 	struct ibsm_conf *old = sm->conf;
+	struct conf_errors errs = {0};
 	struct timeval tv;
+	size_t i;
 
+	if (!conf) {
+		conf = sm->deferred_conf;
+		sm->deferred_conf = NULL;
+	} else if (sm->job) {
+		/* the routing thread uses the engines: take it when it is done */
+		conf_del(sm->deferred_conf);
+		sm->deferred_conf = conf;
+		return;
+	}
+	if (router_configure(sm->router, conf, &errs) < 0) {
+		for (i = 0; i < errs.n; i++)
+			log_warnx("reload: %s", errs.msg[i]);
+		log_warnx("reload: routing engines unchanged");
+	}
+	conf_errors_free(&errs);
 	sm->conf = conf;
 	xport_set_params(sm->xport, (unsigned)conf->max_wire_smps,
 			 (unsigned)conf->transaction_timeout, (unsigned)conf->transaction_retries);
@@ -495,6 +621,7 @@ struct ibsm_sm *sm_new(struct event_base *base, struct ibsm_conf *conf, struct i
 	path = conf->cache_dir ? xasprintf("%s/guid2lid", conf->cache_dir) : NULL;
 	sm->lids = lidmgr_new(path);
 	free(path);
+	sm->router = router_new(conf->plugin_dir ? conf->plugin_dir : PKGLIBDIR);
 	sm->start_ev = evtimer_new(base, start_cb, sm);
 	sm->light_timer = event_new(base, -1, EV_PERSIST, light_timer_cb, sm);
 	sm->hold_timer = evtimer_new(base, hold_cb, sm);
@@ -511,6 +638,12 @@ void sm_del(struct ibsm_sm *sm)
 	if (!sm)
 		return;
 	xport_set_space_cb(sm->xport, NULL, NULL);
+	if (sm->job) {
+		/* routing is not interruptible: wait for it, then drop its result */
+		pthread_join(sm->job->th, NULL);
+		route_job_free(sm->job);
+		sm->job = NULL;
+	}
 	smstate_fini(sm);
 	sa_fini(sm);
 	if (sm->sweep) {
@@ -525,6 +658,9 @@ void sm_del(struct ibsm_sm *sm)
 	event_free(sm->retry_timer);
 	routes_del(sm->routes);
 	topo_del(sm->topo);
+	route_outcome_fini(&sm->last_route);
+	router_del(sm->router);
+	conf_del(sm->deferred_conf);
 	lidmgr_del(sm->lids);
 	fabric_fini(&sm->fabric);
 	events_fini(&sm->events);
@@ -555,6 +691,18 @@ int sm_start(struct ibsm_sm *sm)
 	else if (r < 0)
 		log_warnx("cannot read guid2lid: %s", strerror(-r));
 	conf_errors_free(&errs);
+	errs = (struct conf_errors){0};
+	r = router_load_dir(sm->router, &errs);
+	for (i = 0; i < errs.n; i++)
+		log_warnx("%s", errs.msg[i]);
+	conf_errors_free(&errs);
+	if (router_configure(sm->router, sm->conf, &errs) < 0) {
+		for (i = 0; i < errs.n; i++)
+			log_msg(IBSM_LOG_ERROR, "%s", errs.msg[i]);
+		conf_errors_free(&errs);
+		return -EINVAL;
+	}
+	log_info("routing engines: %s", router_chain(sm->router));
 	smstate_init(sm);
 	sa_init(sm);
 	if (sm->conf->sweep_interval > 0) {

@@ -18,14 +18,15 @@
 #include "events.h"
 #include "fabric.h"
 #include "mad/smp.h"
+#include "routing.h"
 
 struct event;
 struct event_base;
 struct ibsm_xport;
 struct ibsm_lidmgr;
 struct ibsm_topo;
-struct ibsm_routes;
 struct sweep;
+struct route_job;
 
 /* what one sweep did */
 struct ibsm_sweep_result {
@@ -89,6 +90,10 @@ struct ibsm_sm {
 
 	struct ibsm_topo *topo;        /* snapshot the routes were computed on */
 	struct ibsm_routes *routes;    /* last routes programmed */
+	struct ibsm_router *router;    /* routing engines and the chain */
+	struct route_job *job;         /* routing running on the worker thread */
+	struct route_outcome last_route; /* engines tried in the last run (no routes) */
+	struct ibsm_conf *deferred_conf; /* reload waiting for routing to finish */
 
 	struct ibsm_events events;     /* the last events, for the events view */
 	struct ibsm_routing_info {
@@ -110,7 +115,8 @@ struct ibsm_sm {
 struct ibsm_sm *sm_new(struct event_base *base, struct ibsm_conf *conf, struct ibsm_xport *x,
 		       uint64_t port_guid, const struct ibsm_sm_hooks *hooks);
 void sm_del(struct ibsm_sm *sm);
-/* load guid2lid, register MAD handlers, start the first heavy sweep */
+/* load guid2lid and the routing engines, register MAD handlers, start the
+ * first heavy sweep; -EINVAL when the routing engines cannot be set up */
 int sm_start(struct ibsm_sm *sm);
 /* ask for a sweep; heavy wins over light; runs when the current one ends */
 void sm_request_sweep(struct ibsm_sm *sm, bool heavy, const char *why);

@@ -664,15 +664,50 @@ json_t *status_lids(const struct ibsm_sm *sm)
 			 lidmgr_file_corrupt(sm->lids));
 }
 
+static json_t *attempts_json(const struct route_outcome *out)
+{
+	json_t *arr = json_array();
+	size_t i;
+
+	for (i = 0; i < out->nattempts; i++) {
+		const struct route_attempt *a = &out->attempts[i];
+		json_t *o = json_pack("{s:s, s:s, s:I}", "engine", a->engine, "result",
+				      a->err ? "failed" : "ok", "ms", (json_int_t)a->ms);
+
+		if (a->err)
+			json_object_set_new(o, "reason", json_string(a->why));
+		if (a->verify) {
+			json_object_set(o, "verification", a->verify);
+			json_object_set_new(o, "verify_ms", json_integer((json_int_t)a->verify_ms));
+		}
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
 json_t *status_routing(const struct ibsm_sm *sm)
 {
 	const struct ibsm_routing_info *ri = &sm->routing;
-	json_t *o = json_pack(
-		"{s:s, s:s?, s:I, s:I, s:I, s:I, s:b}", "engine", ri->engine, "configured",
+	const struct ibsm_routing_engine *e;
+	const char *origin;
+	json_t *engines = json_array();
+	size_t i;
+	json_t *o;
+
+	for (i = 0; (e = router_engine(sm->router, i, &origin)); i++)
+		json_array_append_new(engines, json_pack("{s:s, s:s, s:s}", "name", e->name,
+							 "summary", e->summary ? e->summary : "",
+							 "from", origin));
+	o = json_pack(
+		"{s:s, s:s, s:o, s:o, s:s?, s:I, s:I, s:I, s:I, s:b}", "engine", ri->engine, "chain",
+		router_chain(sm->router), "engines", engines, "last_attempts",
+		attempts_json(&sm->last_route), "configured",
 		sm->conf->routing_engine, "runs", (json_int_t)ri->runs, "failures",
 		(json_int_t)ri->failures, "last_ms", (json_int_t)ri->ms, "last_age_s",
 		(json_int_t)(ri->at_ms ? (now_ms() - ri->at_ms) / 1000 : 0), "last_ok",
 		ri->result == 0);
+	json_object_set_new(o, "verify", json_string(sm->conf->routing_verify));
+	json_object_set_new(o, "running", json_boolean(sm->job != NULL));
 
 	if (ri->why[0])
 		json_object_set_new(o, "last_error", json_string(ri->why));

@@ -21,6 +21,7 @@ enum sweep_phase {
 	PH_IDLE = 0,
 	PH_DISCOVER,
 	PH_CONFIGURE, /* LIDs, port parameters, arm */
+	PH_ROUTE,     /* engines on the worker thread */
 	PH_PROGRAM,   /* SwitchInfo, LFT blocks */
 	PH_ACTIVATE,
 	PH_LIGHT,

@@ -278,6 +278,69 @@ static int mkdir_one(const char *path, unsigned mode)
 	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
 }
 
+int atomic_file_open(struct atomic_file *af, const char *path)
+{
+	int fd, err;
+
+	af->path = xstrdup(path);
+	af->tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	fd = open(af->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || !(af->f = fdopen(fd, "w"))) {
+		err = -errno;
+		if (fd >= 0) {
+			close(fd);
+			unlink(af->tmp);
+		}
+		free(af->tmp);
+		free(af->path);
+		memset(af, 0, sizeof(*af));
+		return err;
+	}
+	return 0;
+}
+
+void atomic_file_abort(struct atomic_file *af)
+{
+	if (af->f)
+		fclose(af->f);
+	if (af->tmp)
+		unlink(af->tmp);
+	free(af->tmp);
+	free(af->path);
+	memset(af, 0, sizeof(*af));
+}
+
+int atomic_file_commit(struct atomic_file *af)
+{
+	char *dcopy;
+	int err = 0, dfd;
+
+	if (fflush(af->f) != 0 || ferror(af->f))
+		err = -EIO;
+	if (!err && fsync(fileno(af->f)) < 0)
+		err = -errno;
+	if (fclose(af->f) != 0 && !err)
+		err = -errno;
+	af->f = NULL;
+	if (!err && rename(af->tmp, af->path) < 0)
+		err = -errno;
+	if (err) {
+		atomic_file_abort(af);
+		return err;
+	}
+	dcopy = xstrdup(af->path);
+	dfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	free(dcopy);
+	free(af->tmp);
+	free(af->path);
+	memset(af, 0, sizeof(*af));
+	return 0;
+}
+
 int mkdir_p(const char *path, unsigned mode)
 {
 	char *p, *s;

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MIN(a, b)     ((a) < (b) ? (a) : (b))
@@ -56,6 +57,21 @@ bool u64map_next(const struct u64map *m, size_t *pos, uint64_t *key, void **val)
  * the old file is left as it was.
  */
 int write_file_atomic(const char *path, const void *data, size_t len);
+
+/*
+ * A file written atomically by streaming: atomic_file_open() gives a FILE
+ * on "<path>.tmp.<pid>"; atomic_file_commit() flushes, fsyncs and renames
+ * it over path (0 or -errno, the temp file gone either way);
+ * atomic_file_abort() throws it away.
+ */
+struct atomic_file {
+	FILE *f;
+	char *tmp;
+	char *path;
+};
+int atomic_file_open(struct atomic_file *af, const char *path);
+int atomic_file_commit(struct atomic_file *af);
+void atomic_file_abort(struct atomic_file *af);
 
 /* mkdir -p with the given mode; 0 or negative errno */
 int mkdir_p(const char *path, unsigned mode);

@@ -68,6 +68,9 @@ SIM_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${SM:=ibsmd}"
 : "${IBSMD:=$top_builddir/ibsmd}"
 : "${IBSMCTL:=$top_builddir/ibsmctl}"
+# routing engine plug-ins from the build tree (libtool keeps them in .libs)
+PLUGIN_ARGS=
+[ -d "$top_builddir/plugins/routing/.libs" ] && PLUGIN_ARGS="--plugin-dir $top_builddir/plugins/routing/.libs"
 : "${SM_ARGS:=}"
 : "${SIM_TIMEOUT:=60}"
 : "${SM_TIMEOUT:=120}"
@@ -327,7 +330,7 @@ sm_once() {
 	case $SM in
 	ibsmd)
 		(cd "$T/run" && LD_PRELOAD=$UMAD2SIM exec timeout -k 5 "$SM_TIMEOUT" \
-			"$IBSMD" -o --cache-dir "$T/cache" --dump_files_dir "$T/cache" \
+			"$IBSMD" -o --cache-dir "$T/cache" --dump_files_dir "$T/cache" $PLUGIN_ARGS \
 			--socket "$T/ibsmd-once.sock" $SM_ARGS "$@" \
 			>"$SM_LOG" 2>&1 {SIM_FD}>&-)
 		;;
@@ -364,7 +367,7 @@ sm_start() {
 	case $SM in
 	ibsmd)
 		(cd "$T/run" && LD_PRELOAD=$UMAD2SIM exec "$IBSMD" --cache-dir "$T/cache" \
-			--dump_files_dir "$T/cache" --socket "$SM_SOCK" $SM_ARGS "$@" \
+			--dump_files_dir "$T/cache" $PLUGIN_ARGS --socket "$SM_SOCK" $SM_ARGS "$@" \
 			>"$SM_LOG" 2>&1 {SIM_FD}>&-) &
 		;;
 	opensm)

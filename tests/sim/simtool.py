@@ -397,7 +397,8 @@ def cmd_compare_nodes(ibnd, nodes_js, links_js=None):
     return 0
 
 
-IBROUTE_HDR = re.compile(r'^Unicast lids \[0x([0-9a-f]+)-0x([0-9a-f]+)\] of switch .*guid (0x[0-9a-f]+)')
+IBROUTE_HDR = re.compile(r'^Unicast lids \[0x([0-9a-f]+)-0x([0-9a-f]+)\] of switch '
+                         r'.*guid (0x[0-9a-f]+)')
 IBROUTE_ROW = re.compile(r'^0x([0-9a-f]+)\s+(\d+)\s+:')
 
 
@@ -537,7 +538,8 @@ def shape_errors(v, want, where):
 
 
 NODE_PORT = {'port': int, 'state': str, 'phys': str}
-NODE = {'guid': Guid, 'type': str, 'desc': str, 'nports': int, 'dr_path': str, 'ports': [NODE_PORT]}
+NODE = {'guid': Guid, 'type': str, 'desc': str, 'nports': int, 'dr_path': str,
+        'ports': [NODE_PORT]}
 PORT_DETAIL = dict(NODE_PORT, mtu_cap=int, neighbor_mtu=int, vl_cap=int, op_vls=int, sm_lid=int,
                    cap_mask=int)
 BRIEF = {'guid': Guid, 'type': str, 'desc': str}

@@ -111,7 +111,8 @@ for ((i = 0; i < 50; i++)); do
 	[ "$(sm_ctl_get result.clients.subscribed status)" -ge 2 ] && break
 	sleep 0.1
 done
-[ "$(sm_ctl_get result.clients.subscribed status)" -ge 2 ] || t_fail "the watchers did not subscribe"
+[ "$(sm_ctl_get result.clients.subscribed status)" -ge 2 ] ||
+	t_fail "the watchers did not subscribe"
 heavy=$(sm_ctl_get result.sweeps.heavy status)
 sm_ctl sweep heavy >"$T/sweep.out" || t_fail "ibsmctl sweep heavy failed: $(cat "$T/sweep.out")"
 grep -qx 'heavy sweep queued' "$T/sweep.out" || t_fail "sweep said: $(cat "$T/sweep.out")"
@@ -129,7 +130,8 @@ for l in open(sys.argv[1]):
     e = json.loads(l)
     assert "ok" not in e and isinstance(e["event"], str) and isinstance(e["seq"], int), l' \
 	"$T/watch.json" || t_fail "watch --json printed something else than event lines"
-[ "$(sm_ctl_get result.sweeps.heavy status)" -gt "$heavy" ] || t_fail "no heavy sweep after sweep heavy"
+[ "$(sm_ctl_get result.sweeps.heavy status)" -gt "$heavy" ] ||
+	t_fail "no heavy sweep after sweep heavy"
 kill_wait $W1 $W2
 t_info "watch --json: $(wc -l <"$T/watch.json") event(s); watch: $(head -n1 "$T/watch.txt")"
 
@@ -145,7 +147,7 @@ grep -q 'control: client pid [0-9]*: config' "$SM_LOG" ||
 	t_fail "no debug line for the config request after loglevel debug"
 expect_rc 0 sm_ctl loglevel info
 grep -Eq '^\* +socket_mode +0666 +.*ctl\.conf:1 +\(restart\)$' "$T/config.txt" ||
-	t_fail "config: no '* socket_mode 0666 ...ctl.conf:1 (restart)' row: $(grep socket_mode "$T/config.txt")"
+	t_fail "config: no '* socket_mode 0666 ...:1 (restart)': $(grep socket_mode "$T/config.txt")"
 grep -Eq '^\* +sweep_interval +1 +flag$' "$T/config.txt" ||
 	t_fail "config: no '* sweep_interval 1 flag' row: $(grep sweep_interval "$T/config.txt")"
 grep -Eq '^ +sm_priority +0 +default$' "$T/config.txt" ||
@@ -201,7 +203,8 @@ expect_rc 1 sm_ctl node nosuchnode
 grep -q 'not_found' "$T/rc.out" || t_fail "node nosuchnode said: $(cat "$T/rc.out")"
 expect_rc 1 sm_ctl --json lft pod1-edge1-host1 # not a switch
 expect_rc 0 sm_ctl reload
-grep -q '^configuration reloaded, 0 keys changed$' "$T/rc.out" || t_fail "reload: $(cat "$T/rc.out")"
+grep -q '^configuration reloaded, 0 keys changed$' "$T/rc.out" ||
+	t_fail "reload: $(cat "$T/rc.out")"
 expect_rc 2 "$IBSMCTL" -S "$T/no-such.sock" status
 expect_rc 2 "$IBSMCTL" -S "$T/no-such.sock" watch
 expect_rc 2 sm_ctl no-such-command

@@ -90,7 +90,7 @@ fi
 
 t_step "the SM daemon writes the dump files"
 case $SM in
-ibsmd) sm_start --dump_files_dir "$D" ;;
+ibsmd) sm_start --dump_files_dir "$D" -D 0x43 ;;
 opensm) # OpenSM does not create the directory; lfts and fdbs need its ROUTING log flag
 	mkdir -p "$D"
 	sm_start --dump_files_dir "$D" -D 0x43

@@ -626,6 +626,8 @@ static void other_value(size_t i, char *buf, size_t len)
 			snprintf(buf, len, "loopback");
 		else if (i == CONF_KEY_log_level)
 			snprintf(buf, len, "warn");
+		else if (i == CONF_KEY_routing_verify)
+			snprintf(buf, len, "warn");
 		else
 			snprintf(buf, len, "/srv/ibsm %zu/%s", i, k->name);
 		break;

@@ -20,6 +20,7 @@
 
 #include "dump.h"
 #include "fakefab.h"
+#include "simenv.h"
 #include "log.h"
 #include "sm.h"
 #include "topofile.h"
@@ -43,74 +44,31 @@ static const char *const tri_net = "Ca 1 \"H-0000000000000201\" # \"h1\"\n"
 
 enum { H1, H2, SW1, SW2, SW3, NNODES };
 
-struct env {
-	struct event_base *base;
-	struct topofile *tf;
-	struct fakefab *ff;
-	struct ibsm_xport *x;
-	struct ibsm_sm *sm;
-	char dir[64];
-	unsigned heavy_done;
-};
-
-static void on_sweep(void *arg, const struct ibsm_sweep_result *r)
-{
-	struct env *e = arg;
-
-	if (r->heavy)
-		e->heavy_done++;
-	event_base_loopbreak(e->base);
-}
-
 /* the fabric up after one heavy sweep; dump_dir NULL: no dump files */
-static void env_init(struct env *e, const char *dump_dir)
+static void env_init(struct simenv *e, const char *dump_dir)
 {
-	struct ibsm_sm_hooks hooks = {.sweep_done = on_sweep, .arg = e};
-	struct conf_errors errs = {0};
+	char tmp[64] = "/tmp/ibsmd-dump-XXXXXX", dd[128];
 	struct ibsm_conf *c;
-	char dd[128];
-	unsigned spins = 0;
 
-	memset(e, 0, sizeof(*e));
-	log_init("test", IBSM_LOG_ERROR, true, false);
-	snprintf(e->dir, sizeof(e->dir), "/tmp/ibsmd-dump-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(e->dir));
-	e->base = event_base_new();
-	ck_assert_int_eq(topofile_parse(tri_net, strlen(tri_net), "tri.net", &e->tf, &errs), 0);
-	conf_errors_free(&errs);
-	ck_assert_int_eq((int)e->tf->n, NNODES);
-	e->ff = fakefab_new(e->base, e->tf, H1, 1);
-	e->x = xport_new(e->base, &fakefab_backend, e->ff, 4, 30, 2);
-	fakefab_attach(e->ff, e->x);
-
-	c = conf_new();
-	ck_assert_int_eq(conf_set(c, "cache_dir", e->dir, CONF_FROM_SET, 0, NULL, 0), 0);
-	ck_assert_int_eq(conf_set(c, "sweep_interval", "0", CONF_FROM_SET, 0, NULL, 0), 0);
-	if (dump_dir)
-		snprintf(dd, sizeof(dd), "%s/%s", e->dir, dump_dir);
-	else
-		snprintf(dd, sizeof(dd), "(null)");
-	ck_assert_int_eq(conf_set(c, "dump_files_dir", dd, CONF_FROM_SET, 0, NULL, 0), 0);
-	e->sm = sm_new(e->base, c, e->x, fakefab_port_guid(e->ff, H1, 1), &hooks);
-	ck_assert_int_eq(sm_start(e->sm), 0);
-	while (e->heavy_done < 1) {
-		event_base_loop(e->base, 0);
-		ck_assert_uint_lt(++spins, 100000);
+	/* the cache dir comes from simenv; dump files go below it */
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	c = simenv_conf(tmp);
+	if (dump_dir) {
+		snprintf(dd, sizeof(dd), "%s/%s", tmp, dump_dir);
+		ck_assert_int_eq(conf_set(c, "dump_files_dir", dd, CONF_FROM_SET, 0, NULL, 0), 0);
+		ck_assert_int_eq(conf_set(c, "dump_tables", "TRUE", CONF_FROM_SET, 0, NULL, 0), 0);
 	}
+	simenv_init(e, tri_net, strlen(tri_net), H1, c);
+	rmdir(e->dir); /* simenv's own, unused: ours is removed with the rest */
+	snprintf(e->dir, sizeof(e->dir), "%s", tmp);
+	ck_assert_int_eq((int)e->tf->n, NNODES);
+	simenv_run_heavy(e, 1);
 	ck_assert_msg(e->sm->last_heavy.ok, "sweep not ok: %s", e->sm->last_heavy.reason);
 }
 
-static void env_fini(struct env *e)
+static void env_fini(struct simenv *e)
 {
-	char cmd[128];
-
-	sm_del(e->sm);
-	xport_del(e->x);
-	fakefab_del(e->ff);
-	topofile_free(e->tf);
-	event_base_free(e->base);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", e->dir);
-	ck_assert_int_eq(system(cmd), 0);
+	simenv_fini(e);
 }
 
 static char *capture(int (*fn)(const struct ibsm_sm *, FILE *), const struct ibsm_sm *sm)
@@ -125,21 +83,6 @@ static char *capture(int (*fn)(const struct ibsm_sm *, FILE *), const struct ibs
 	return buf;
 }
 
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)n + 1);
-	ck_assert_int_eq(fread(buf, 1, (size_t)n, f), n);
-	fclose(f);
-	return buf;
-}
 
 /* compare line by line, so a failure names the first line that differs */
 static void check_text(const char *what, const char *got, const char *want)
@@ -160,13 +103,13 @@ static void check_text(const char *what, const char *got, const char *want)
 		      *got ? got : "(end)", *want ? want : "(end)");
 }
 
-static uint16_t lid_of(const struct env *e, int node)
+static uint16_t lid_of(const struct simenv *e, int node)
 {
 	return fakefab_port_lid(e->ff, node, e->tf->nodes[node].type == IBSM_NODE_SWITCH ? 0 : 1);
 }
 
 /* one end of a link as OpenSM spells it; VenID has 6 digits near, 8 far */
-static void want_end(FILE *f, const struct env *e, int node, int port, int near)
+static void want_end(FILE *f, const struct simenv *e, int node, int port, int near)
 {
 	const struct topofile_node *t = &e->tf->nodes[node];
 	int sw = t->type == IBSM_NODE_SWITCH;
@@ -189,7 +132,7 @@ START_TEST(t_subnet_lst)
 	    {SW1, 1, H1, 1}, {SW1, 3, SW2, 3}, {SW1, 4, SW3, 1}, {SW3, 1, SW1, 4}, {SW3, 2, SW2, 4},
 	    {H1, 1, SW1, 1}, {SW2, 1, H2, 1},  {SW2, 3, SW1, 3}, {SW2, 4, SW3, 2}, {H2, 1, SW2, 1},
 	};
-	struct env e;
+	struct simenv e;
 	char *got, *want = NULL, first[512];
 	size_t len = 0, i;
 	FILE *f;
@@ -221,7 +164,7 @@ START_TEST(t_subnet_lst)
 END_TEST
 
 /* the owner of a LID as the LFT dump names it */
-static void want_owner(FILE *f, const struct env *e, uint16_t lid)
+static void want_owner(FILE *f, const struct simenv *e, uint16_t lid)
 {
 	int i;
 
@@ -242,7 +185,7 @@ static void want_owner(FILE *f, const struct env *e, uint16_t lid)
 START_TEST(t_lfts)
 {
 	static const int order[] = {SW1, SW3, SW2};
-	struct env e;
+	struct simenv e;
 	char *got, *want = NULL;
 	size_t len = 0, i;
 	uint16_t top, lid;
@@ -280,7 +223,7 @@ START_TEST(t_lfts)
 END_TEST
 
 /* LIDs in discovery order (the tests below spell them out) */
-static void check_lids(const struct env *e)
+static void check_lids(const struct simenv *e)
 {
 	ck_assert_uint_eq(lid_of(e, H1), 1);
 	ck_assert_uint_eq(lid_of(e, SW1), 2);
@@ -291,7 +234,7 @@ static void check_lids(const struct env *e)
 
 START_TEST(t_fdbs)
 {
-	struct env e;
+	struct simenv e;
 	char *got, want[1024], *sw3;
 	int n;
 
@@ -323,7 +266,7 @@ START_TEST(t_fdbs)
 }
 END_TEST
 
-static struct ibsm_node *node_by_guid(struct env *e, int node)
+static struct ibsm_node *node_by_guid(struct simenv *e, int node)
 {
 	struct ibsm_node *n = fabric_node_find(&e->sm->fabric, e->tf->nodes[node].guid);
 
@@ -333,7 +276,7 @@ static struct ibsm_node *node_by_guid(struct env *e, int node)
 
 START_TEST(t_detours_and_unknown)
 {
-	struct env e;
+	struct simenv e;
 	struct ibsm_node *sw1, *sw2;
 	char *got, line[512];
 
@@ -391,7 +334,7 @@ START_TEST(t_write_all)
 	static const char *const names[] = {DUMP_SUBNET_LST, DUMP_LFTS, DUMP_FDBS, DUMP_MCFDBS};
 	static int (*const fns[])(const struct ibsm_sm *, FILE *) = {dump_subnet_lst, dump_lfts,
 								     dump_fdbs, dump_mcfdbs};
-	struct env e;
+	struct simenv e;
 	char path[256], dir[200];
 	char *got, *want;
 	size_t i;
@@ -402,7 +345,7 @@ START_TEST(t_write_all)
 	snprintf(dir, sizeof(dir), "%s/sub/dump", e.dir);
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		got = read_file(path);
+		got = simenv_slurp(path, NULL);
 		want = capture(fns[i], e.sm);
 		ck_assert_msg(!strcmp(got, want), "%s differs from %s's output", path, names[i]);
 		free(got);
@@ -439,7 +382,7 @@ END_TEST
 
 START_TEST(t_disabled)
 {
-	struct env e;
+	struct simenv e;
 	char cmd[160];
 
 	env_init(&e, NULL);

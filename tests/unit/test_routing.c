@@ -16,6 +16,7 @@
 
 #include "fabric.h"
 #include "log.h"
+#include "engines.h"
 #include "routing.h"
 #include "topo.h"
 #include "topofile.h"
@@ -228,7 +229,7 @@ static struct ibsm_routes *route(const struct ibsm_topo *t)
 {
 	struct ibsm_routes *r = routes_new(t);
 
-	ck_assert_int_eq(route_minhop(t, r), 0);
+	ck_assert_int_eq(minhop_route(t, r), 0);
 	ck_assert_str_eq(r->why, "");
 	return r;
 }
@@ -1081,7 +1082,7 @@ START_TEST(t_bad_input)
 	/* routes made for another topology */
 	t2 = leaf_spine(2, 2, 1, 0, &a);
 	r = routes_new(t2);
-	ck_assert_int_eq(route_minhop(t, r), -EINVAL);
+	ck_assert_int_eq(minhop_route(t, r), -EINVAL);
 	ck_assert_str_eq(r->why, "routes sized for another topology");
 	routes_del(r);
 	topo_del(t2);
@@ -1089,7 +1090,7 @@ START_TEST(t_bad_input)
 	/* a link seen from one end only */
 	r = routes_new(t);
 	t->links[t->sw[1].adj].peer_port = 3;
-	ck_assert_int_eq(route_minhop(t, r), -EINVAL);
+	ck_assert_int_eq(minhop_route(t, r), -EINVAL);
 	ck_assert_str_eq(r->why, "switch 0x0000000000001000 port 1: link not seen from "
 				 "0x0000000000001001 port 1");
 	routes_del(r);

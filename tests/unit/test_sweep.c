@@ -13,8 +13,10 @@
 #include <unistd.h>
 
 #include <event2/event.h>
+#include <event2/thread.h>
 
 #include "fakefab.h"
+#include "simenv.h"
 #include "lid.h"
 #include "log.h"
 #include "sm.h"
@@ -35,97 +37,7 @@ static const char *const small_net =
 	"Switch 8 \"spine1\"\n\n"
 	"Switch 8 \"spine2\"\n\n";
 
-struct env {
-	struct event_base *base;
-	struct topofile *tf;
-	struct fakefab *ff;
-	struct ibsm_xport *x;
-	struct ibsm_sm *sm;
-	char dir[64];
-	unsigned heavy_done, light_done;
-	struct ibsm_sweep_result last;
-};
-
-static void on_sweep(void *arg, const struct ibsm_sweep_result *r)
-{
-	struct env *e = arg;
-
-	if (r->heavy) {
-		e->heavy_done++;
-		e->last = *r;
-	} else {
-		e->light_done++;
-	}
-	event_base_loopbreak(e->base);
-}
-
-static struct ibsm_conf *test_conf(const char *dir)
-{
-	struct ibsm_conf *c = conf_new();
-
-	ck_assert_int_eq(conf_set(c, "cache_dir", dir, CONF_FROM_SET, 0, NULL, 0), 0);
-	ck_assert_int_eq(conf_set(c, "sweep_interval", "0", CONF_FROM_SET, 0, NULL, 0), 0);
-	ck_assert_int_eq(conf_set(c, "sweep_hold_ms", "5", CONF_FROM_SET, 0, NULL, 0), 0);
-	/* no OpenSM dump files in /var/log/ibsmd from unit tests (test_dump covers them) */
-	ck_assert_int_eq(conf_set(c, "dump_files_dir", "(null)", CONF_FROM_SET, 0, NULL, 0), 0);
-	return c;
-}
-
-static void env_sm(struct env *e, struct ibsm_conf *c)
-{
-	struct ibsm_sm_hooks hooks = {.sweep_done = on_sweep, .arg = e};
-
-	e->sm = sm_new(e->base, c, e->x, fakefab_port_guid(e->ff, 0, 1), &hooks);
-	ck_assert_int_eq(sm_start(e->sm), 0);
-}
-
-static void env_fabric(struct env *e, const char *text, size_t textlen)
-{
-	struct conf_errors errs = {0};
-
-	ck_assert_int_eq(topofile_parse(text, textlen, "test.net", &e->tf, &errs), 0);
-	conf_errors_free(&errs);
-	e->ff = fakefab_new(e->base, e->tf, 0, 1);
-	e->x = xport_new(e->base, &fakefab_backend, e->ff, 4, 30, 2);
-	fakefab_attach(e->ff, e->x);
-}
-
-static void env_init(struct env *e, const char *text, size_t len, struct ibsm_conf *c)
-{
-	memset(e, 0, sizeof(*e));
-	log_init("test", IBSM_LOG_ERROR, true, false);
-	snprintf(e->dir, sizeof(e->dir), "/tmp/ibsmd-sweep-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(e->dir));
-	e->base = event_base_new();
-	env_fabric(e, text, len);
-	env_sm(e, c ? c : test_conf(e->dir));
-}
-
-static void env_fini(struct env *e)
-{
-	char cmd[128];
-
-	sm_del(e->sm);
-	xport_del(e->x);
-	fakefab_del(e->ff);
-	topofile_free(e->tf);
-	event_base_free(e->base);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", e->dir);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
-/* run the loop until n heavy sweeps have finished in total */
-static void run_heavy(struct env *e, unsigned n)
-{
-	unsigned spins = 0;
-
-	while (e->heavy_done < n) {
-		event_base_loop(e->base, 0);
-		ck_assert_uint_lt(++spins, 100000);
-	}
-}
-
-static int node_index(const struct env *e, const char *name)
+static int node_index(const struct simenv *e, const char *name)
 {
 	int i = topofile_find(e->tf, name);
 
@@ -134,7 +46,7 @@ static int node_index(const struct env *e, const char *name)
 }
 
 /* every cabled port active, LIDs unique, every CA port reaches every other */
-static void check_fabric_up(struct env *e)
+static void check_fabric_up(struct simenv *e)
 {
 	const struct topofile *tf = e->tf;
 	uint16_t lids[256];
@@ -175,11 +87,11 @@ static void check_fabric_up(struct env *e)
 
 START_TEST(t_bringup)
 {
-	struct env e;
+	struct simenv e;
 	int h1, leaf1, spine1;
 
-	env_init(&e, small_net, strlen(small_net), NULL);
-	run_heavy(&e, 1);
+	simenv_init(&e, small_net, strlen(small_net), 0, NULL);
+	simenv_run_heavy(&e, 1);
 	ck_assert_msg(e.last.ok, "sweep not ok: %s", e.last.reason);
 	ck_assert(e.sm->subnet_up);
 	check_fabric_up(&e);
@@ -199,51 +111,44 @@ START_TEST(t_bringup)
 	ck_assert_uint_eq(e.sm->fabric.nswitches, 5);
 	ck_assert_uint_eq(e.sm->fabric.ncas, 6);
 	ck_assert_uint_eq(e.sm->fabric.nlinks, 7 + 7);
-	env_fini(&e);
+	simenv_fini(&e);
 }
 END_TEST
 
 START_TEST(t_steady_state_sends_no_sets)
 {
-	struct env e;
+	struct simenv e;
 
-	env_init(&e, small_net, strlen(small_net), NULL);
-	run_heavy(&e, 1);
+	simenv_init(&e, small_net, strlen(small_net), 0, NULL);
+	simenv_run_heavy(&e, 1);
 	ck_assert(e.last.ok);
 	fakefab_reset_counts(e.ff);
 	sm_request_sweep(e.sm, true, "test");
-	run_heavy(&e, 2);
+	simenv_run_heavy(&e, 2);
 	ck_assert(e.last.ok);
 	ck_assert_uint_eq(fakefab_counts(e.ff)->sets, 0);
 	ck_assert_uint_gt(fakefab_counts(e.ff)->gets, 0);
 	ck_assert_uint_eq(e.last.blocks_sent, 0);
 	ck_assert_uint_eq(e.last.ports_set, 0);
-	env_fini(&e);
+	simenv_fini(&e);
 }
 END_TEST
 
 START_TEST(t_link_failure_reprograms_changed_blocks)
 {
-	struct env e;
+	struct simenv e;
 	char path[512];
 	char *text;
-	FILE *f;
-	long n;
 	int spine, leaf, p;
 	uint64_t blocks_total;
 
+	size_t n;
+
 	snprintf(path, sizeof(path), "%s/tests/fabrics/fattree-k4.net", TOP_SRCDIR);
-	f = fopen(path, "r");
-	ck_assert_ptr_nonnull(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	text = malloc((size_t)n);
-	ck_assert_int_eq(fread(text, 1, (size_t)n, f), n);
-	fclose(f);
-	env_init(&e, text, (size_t)n, NULL);
+	text = simenv_slurp(path, &n);
+	simenv_init(&e, text, n, 0, NULL);
 	free(text);
-	run_heavy(&e, 1);
+	simenv_run_heavy(&e, 1);
 	ck_assert_msg(e.last.ok, "%s", e.last.reason);
 	check_fabric_up(&e);
 	blocks_total = fakefab_counts(e.ff)->lft_sets;
@@ -263,7 +168,7 @@ START_TEST(t_link_failure_reprograms_changed_blocks)
 	ck_assert_int_gt(spine, 0);
 	fakefab_reset_counts(e.ff);
 	fakefab_unlink(e.ff, leaf, p, true);
-	run_heavy(&e, 2);
+	simenv_run_heavy(&e, 2);
 	ck_assert_msg(e.last.ok, "%s", e.last.reason);
 	/* every pair still routed, only blocks whose content changed were sent */
 	ck_assert_uint_gt(fakefab_counts(e.ff)->lft_sets, 0);
@@ -273,26 +178,26 @@ START_TEST(t_link_failure_reprograms_changed_blocks)
 	ck_assert_int_eq(fakefab_port_state(e.ff, leaf, p), IBSM_PORT_DOWN);
 	fakefab_relink(e.ff, leaf, p);
 	sm_request_sweep(e.sm, false, "test");
-	run_heavy(&e, 3);
+	simenv_run_heavy(&e, 3);
 	ck_assert_msg(e.last.ok, "%s", e.last.reason);
 	ck_assert_uint_eq(e.sm->fabric.nlinks, 48);
 	check_fabric_up(&e);
-	env_fini(&e);
+	simenv_fini(&e);
 }
 END_TEST
 
 START_TEST(t_lmc)
 {
-	struct env e;
+	struct simenv e;
 	struct ibsm_conf *c;
 	char dir[64] = "/tmp/ibsmd-lmc-XXXXXX";
 	int i, p;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
-	c = test_conf(dir);
+	c = simenv_conf(dir);
 	ck_assert_int_eq(conf_set(c, "lmc", "2", CONF_FROM_SET, 0, NULL, 0), 0);
-	env_init(&e, small_net, strlen(small_net), c);
-	run_heavy(&e, 1);
+	simenv_init(&e, small_net, strlen(small_net), 0, c);
+	simenv_run_heavy(&e, 1);
 	ck_assert_msg(e.last.ok, "%s", e.last.reason);
 	for (i = 0; i < (int)e.tf->n; i++) {
 		const struct topofile_node *n = &e.tf->nodes[i];
@@ -314,20 +219,20 @@ START_TEST(t_lmc)
 				ck_assert_int_eq(fakefab_route(e.ff, 0, 1, (uint16_t)(lid + k), NULL), 0);
 		}
 	}
-	env_fini(&e);
+	simenv_fini(&e);
 	rmdir(dir);
 }
 END_TEST
 
 START_TEST(t_silent_node)
 {
-	struct env e;
+	struct simenv e;
 	int leaf3, h5, h3;
 
-	env_init(&e, small_net, strlen(small_net), NULL);
+	simenv_init(&e, small_net, strlen(small_net), 0, NULL);
 	leaf3 = node_index(&e, "leaf3");
 	fakefab_set_drop(e.ff, leaf3, 100, true);
-	run_heavy(&e, 1);
+	simenv_run_heavy(&e, 1);
 	/* the sweep finishes for the rest, says what failed, and nothing crashes */
 	ck_assert(!e.last.ok);
 	ck_assert_uint_gt(e.last.errors, 0);
@@ -339,44 +244,44 @@ START_TEST(t_silent_node)
 	ck_assert_uint_eq(fakefab_port_lid(e.ff, h5, 1), 0);
 	/* it comes back: the retry sweep brings everything up */
 	fakefab_set_drop(e.ff, leaf3, 0, false);
-	run_heavy(&e, 2);
+	simenv_run_heavy(&e, 2);
 	ck_assert_msg(e.last.ok, "%s", e.last.reason);
 	check_fabric_up(&e);
-	env_fini(&e);
+	simenv_fini(&e);
 }
 END_TEST
 
 START_TEST(t_lossy_fabric)
 {
-	struct env e;
+	struct simenv e;
 	int i;
 
-	env_init(&e, small_net, strlen(small_net), NULL);
+	simenv_init(&e, small_net, strlen(small_net), 0, NULL);
 	for (i = 0; i < (int)e.tf->n; i++)
 		fakefab_set_drop(e.ff, i, 5, false);
 	while (!e.sm->subnet_up) {
 		unsigned before = e.heavy_done;
 
-		run_heavy(&e, before + 1);
+		simenv_run_heavy(&e, before + 1);
 		ck_assert_uint_lt(e.heavy_done, 10);
 	}
 	for (i = 0; i < (int)e.tf->n; i++)
 		fakefab_set_drop(e.ff, i, 0, false);
 	check_fabric_up(&e);
-	env_fini(&e);
+	simenv_fini(&e);
 }
 END_TEST
 
 START_TEST(t_lids_survive_restart)
 {
-	struct env e;
+	struct simenv e;
 	uint16_t before[64], after[64];
 	int i, n;
 
-	env_init(&e, small_net, strlen(small_net), NULL);
+	simenv_init(&e, small_net, strlen(small_net), 0, NULL);
 	ck_assert_int_eq(conf_set(e.sm->conf, "reassign_lids", "FALSE", CONF_FROM_SET, 0, NULL, 0),
 			 0);
-	run_heavy(&e, 1);
+	simenv_run_heavy(&e, 1);
 	ck_assert(e.last.ok);
 	n = (int)e.tf->n;
 	for (i = 0; i < n; i++)
@@ -388,23 +293,23 @@ START_TEST(t_lids_survive_restart)
 	fakefab_del(e.ff);
 	topofile_free(e.tf);
 	e.heavy_done = 0;
-	env_fabric(&e, small_net, strlen(small_net));
+	simenv_fabric(&e, small_net, strlen(small_net));
 	for (i = 0; i < n; i++)
 		ck_assert_uint_eq(fakefab_port_lid(e.ff, i, 1), 0);
-	env_sm(&e, test_conf(e.dir));
-	run_heavy(&e, 1);
+	simenv_sm(&e, NULL);
+	simenv_run_heavy(&e, 1);
 	ck_assert(e.last.ok);
 	for (i = 0; i < n; i++) {
 		after[i] = fakefab_port_lid(e.ff, i, e.tf->nodes[i].type == IBSM_NODE_SWITCH ? 0 : 1);
 		ck_assert_uint_eq(before[i], after[i]);
 	}
-	env_fini(&e);
+	simenv_fini(&e);
 }
 END_TEST
 
 START_TEST(t_bad_mads_and_sminfo)
 {
-	struct env e;
+	struct simenv e;
 	uint8_t mad[300];
 	struct ibsm_drpath local = {.cnt = 0};
 	struct ibsm_smp_req r = {.method = IBSM_METHOD_GET, .attr_id = IBSM_ATTR_SM_INFO,
@@ -415,8 +320,8 @@ START_TEST(t_bad_mads_and_sminfo)
 	unsigned i, j;
 	unsigned seed = 1;
 
-	env_init(&e, small_net, strlen(small_net), NULL);
-	run_heavy(&e, 1);
+	simenv_init(&e, small_net, strlen(small_net), 0, NULL);
+	simenv_run_heavy(&e, 1);
 	/* garbage of every length: dropped and counted, never a crash */
 	for (i = 0; i < 2000; i++) {
 		size_t len = rand_r(&seed) % 300;
@@ -444,9 +349,9 @@ START_TEST(t_bad_mads_and_sminfo)
 	ck_assert_uint_eq(si.guid, fakefab_port_guid(e.ff, 0, 1));
 	/* still healthy: another sweep works */
 	sm_request_sweep(e.sm, true, "test");
-	run_heavy(&e, 2);
+	simenv_run_heavy(&e, 2);
 	ck_assert(e.last.ok);
-	env_fini(&e);
+	simenv_fini(&e);
 }
 END_TEST
 

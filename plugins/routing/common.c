@@ -1,0 +1,235 @@
+/*
+ * common.c: helpers compiled into every routing engine plug-in (see
+ * common.h): allocation, error reporting, topology checks, the all-pairs
+ * switch hop matrix and GUID list files.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+
+void *eng_calloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+void *eng_malloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+void *eng_reallocarray(void *p, size_t nmemb, size_t size)
+{
+	if (size && nmemb > SIZE_MAX / size)
+		abort();
+	p = realloc(p, nmemb * size > 0 ? nmemb * size : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+int engine_fail(struct ibsm_routes *r, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->why, sizeof(r->why), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/*
+ * The snapshot comes from our own builder, but an engine must not write
+ * out of bounds or loop on a broken one: check what the search relies on
+ * (indexes in range, every link seen from both ends).
+ */
+int engine_check_topo(const struct ibsm_topo *t, struct ibsm_routes *r)
+{
+	uint32_t s, j, m, l;
+
+	if (r->nsw != t->nsw || r->max_lid < t->max_lid || r->stride < (uint32_t)t->max_lid + 1)
+		return engine_fail(r, -EINVAL, "routes sized for another topology");
+	for (s = 0; s < t->nsw; s++) {
+		const struct topo_sw *w = &t->sw[s];
+
+		if ((uint64_t)w->adj + w->nadj > t->nlinks)
+			return engine_fail(r, -EINVAL, "switch 0x%016" PRIx64 ": links out of range",
+				    w->guid);
+		for (j = w->adj; j < w->adj + w->nadj; j++) {
+			const struct topo_link *k = &t->links[j];
+			const struct topo_sw *p;
+			bool back = false;
+
+			if (k->peer >= t->nsw || !k->port || k->port > w->nports)
+				return engine_fail(r, -EINVAL, "switch 0x%016" PRIx64 " port %u: bad link",
+					    w->guid, k->port);
+			p = &t->sw[k->peer];
+			for (m = p->adj; m < p->adj + p->nadj && m < t->nlinks; m++)
+				if (t->links[m].peer == s && t->links[m].port == k->peer_port &&
+				    t->links[m].peer_port == k->port)
+					back = true;
+			if (!back)
+				return engine_fail(r, -EINVAL,
+					    "switch 0x%016" PRIx64 " port %u: link not seen from "
+					    "0x%016" PRIx64 " port %u",
+					    w->guid, k->port, p->guid, k->peer_port);
+		}
+	}
+	for (l = 0; l <= t->max_lid; l++) {
+		const struct topo_lid *x = &t->lids[l];
+
+		if (x->sw == TOPO_NONE)
+			continue;
+		if (x->sw >= t->nsw || x->port > t->sw[x->sw].nports ||
+		    (x->ep != TOPO_NONE && x->ep >= t->nep))
+			return engine_fail(r, -EINVAL, "lid %u: bad owner", l);
+	}
+	return 0;
+}
+
+
+/*
+ * Breadth-first search from 64 sources at a time: one bit per source in
+ * a word per switch, so a level of all 64 searches is one pass over the
+ * links.
+ */
+static int fill_hops(const struct ibsm_topo *t, uint8_t *hops)
+{
+	const size_t nsw = t->nsw;
+	uint64_t *seen, *front, *next;
+	uint32_t s0, u, j;
+	int err = 0;
+
+	memset(hops, HOPS_INF, nsw * nsw);
+	seen = eng_calloc(nsw, sizeof(*seen));
+	front = eng_calloc(nsw, sizeof(*front));
+	next = eng_calloc(nsw, sizeof(*next));
+	for (s0 = 0; s0 < nsw && !err; s0 += 64) {
+		uint32_t nsrc = (uint32_t)MIN(64, nsw - s0);
+		unsigned level = 0;
+		bool more = true;
+
+		memset(seen, 0, nsw * sizeof(*seen));
+		memset(front, 0, nsw * sizeof(*front));
+		for (j = 0; j < nsrc; j++) {
+			seen[s0 + j] = front[s0 + j] = 1ull << j;
+			hops[(size_t)(s0 + j) * nsw + s0 + j] = 0;
+		}
+		while (more) {
+			uint64_t *tmp;
+
+			more = false;
+			level++;
+			for (u = 0; u < nsw; u++) {
+				const struct topo_sw *w = &t->sw[u];
+				uint64_t acc = 0;
+
+				for (j = w->adj; j < w->adj + w->nadj; j++)
+					acc |= front[t->links[j].peer];
+				next[u] = acc & ~seen[u];
+			}
+			for (u = 0; u < nsw; u++) {
+				/* symmetric: row u, columns s0.., one cache line */
+				uint8_t *row = hops + (size_t)u * nsw + s0;
+				uint64_t m = next[u];
+
+				if (!m)
+					continue;
+				if (level >= HOPS_INF) {
+					err = -ERANGE;
+					break;
+				}
+				more = true;
+				seen[u] |= m;
+				while (m) {
+					row[__builtin_ctzll(m)] = (uint8_t)level;
+					m &= m - 1;
+				}
+			}
+			tmp = front;
+			front = next;
+			next = tmp;
+			if (err)
+				break;
+		}
+	}
+	free(seen);
+	free(front);
+	free(next);
+	return err;
+}
+
+
+uint8_t *engine_hop_matrix(const struct ibsm_topo *t, int *err)
+{
+	uint8_t *hops = malloc((size_t)t->nsw * t->nsw + 1);
+
+	*err = 0;
+	if (!hops) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	*err = fill_hops(t, hops);
+	if (*err) {
+		free(hops);
+		return NULL;
+	}
+	return hops;
+}
+
+int engine_read_guids(const char *path, uint64_t **out, struct ibsm_routes *r)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	unsigned lineno = 0;
+	size_t n = 0, cap = 0;
+	uint64_t *v = NULL;
+
+	*out = NULL;
+	if (!f)
+		return engine_fail(r, -errno, "%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		char *s = line, *end;
+		unsigned long long g;
+
+		lineno++;
+		while (isspace((unsigned char)*s))
+			s++;
+		if (!*s || *s == '#')
+			continue;
+		errno = 0;
+		g = strtoull(s, &end, 16);
+		while (isspace((unsigned char)*end))
+			end++;
+		if (errno || end == s || (*end && *end != '#') || !g) {
+			fclose(f);
+			free(v);
+			return engine_fail(r, -EINVAL, "%s:%u: not a guid", path, lineno);
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			v = eng_reallocarray(v, cap, sizeof(*v));
+		}
+		v[n++] = g;
+	}
+	fclose(f);
+	*out = v;
+	return (int)n;
+}

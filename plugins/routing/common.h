@@ -1,0 +1,64 @@
+/*
+ * common.h: helpers compiled into every routing engine plug-in. Plug-ins
+ * are self-contained shared objects: they see the topology snapshot and
+ * the routes (lib/topo.h, lib/routing.h) and call nothing of the daemon,
+ * so an engine can be built, tested and loaded on its own.
+ */
+#ifndef IBSM_ENGINE_COMMON_H
+#define IBSM_ENGINE_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "routing.h"
+#include "topo.h"
+
+#define HOPS_INF 0xff
+
+#ifndef MIN
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#endif
+#ifndef MAX
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#endif
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
+/* calloc/malloc/reallocarray that abort on failure (sizes are small or checked) */
+void *eng_calloc(size_t nmemb, size_t size);
+void *eng_malloc(size_t size);
+void *eng_reallocarray(void *p, size_t nmemb, size_t size);
+
+/* set r->why and return err */
+int engine_fail(struct ibsm_routes *r, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Check what searches rely on: routes sized for t, indexes in range, every
+ * link seen from both ends. 0 or -EINVAL with r->why set.
+ */
+int engine_check_topo(const struct ibsm_topo *t, struct ibsm_routes *r);
+
+/*
+ * Hop distances between all switches: hops[a * nsw + b], HOPS_INF when
+ * unreachable. NULL on allocation failure; -ERANGE in *err when the fabric
+ * is 255 or more hops across.
+ */
+uint8_t *engine_hop_matrix(const struct ibsm_topo *t, int *err);
+
+/* the end port owning a LID, TOPO_NONE for switch LIDs and unowned ones */
+static inline uint32_t engine_lid_ep(const struct ibsm_topo *t, uint16_t lid)
+{
+	return lid <= t->max_lid ? t->lids[lid].ep : TOPO_NONE;
+}
+
+/*
+ * Read a file of GUIDs, one per line ('#' comments, blank lines), as
+ * OpenSM's root_guid_file, cn_guid_file, io_guid_file and
+ * guid_routing_order_file are. *out is malloc'ed; returns how many, or
+ * -errno with r->why set ("path:line: ...").
+ */
+int engine_read_guids(const char *path, uint64_t **out, struct ibsm_routes *r);
+
+#endif

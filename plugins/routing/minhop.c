@@ -1,0 +1,399 @@
+/*
+ * minhop.c: the min-hop routing engine plug-in.
+ *
+ * A hop matrix over the switches (one byte per pair, filled by a
+ * breadth-first search that runs 64 sources at a time), then each switch
+ * in turn picks, for every LID a switch delivers (its own LID, the LMC
+ * blocks of the end ports cabled to it), a port to a neighbour one hop
+ * closer to that switch. The distance falls at every hop, so the tables
+ * are loop-free by construction (not deadlock-free on every topology: the
+ * verifier decides).
+ *
+ * Among equal-cost ports a switch takes the one carrying the fewest end
+ * port LIDs so far (as OpenSM does by default, switch LIDs are routed but
+ * not counted: they carry management traffic only). A switch routes the
+ * destinations with the fewest ways first, so those with a choice can even
+ * out what the forced ones left. Candidates are ordered so that ties go
+ * round the neighbours before a second parallel link to any of them, and
+ * the 2^lmc LIDs of one port go to different neighbours where there are
+ * enough, giving the port disjoint first hops.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "engines.h"
+
+
+enum seg_kind { SEG_SWITCH, SEG_SINGLE, SEG_BLOCK };
+
+/* consecutive LIDs of one destination switch that are routed the same way */
+struct lid_seg {
+	uint32_t start;       /* in lid_v */
+	uint32_t len;
+	uint8_t kind;         /* enum seg_kind */
+};
+
+struct minhop {
+	const struct ibsm_topo *t;
+	struct ibsm_routes *r;
+	uint32_t nsw;
+	uint8_t *hops;        /* hops[a * nsw + b]: distance a-b, HOPS_INF if none */
+	uint32_t *lid_start;  /* LIDs delivered by switch s: lid_v[lid_start[s] .. [s + 1]) */
+	uint16_t *lid_v;
+	uint32_t *seg_start;  /* the same LIDs in runs routed alike: seg[seg_start[s] ..] */
+	struct lid_seg *seg;
+	uint8_t *prank;       /* per link: how many earlier links go to the same peer */
+	uint8_t *max_prank;   /* per switch */
+	uint32_t *load;       /* per link: end port LIDs routed out of it */
+	/* per switch being routed */
+	uint32_t base;        /* its first link */
+	uint8_t order[256];   /* its links, by parallel rank, then port */
+	uint32_t peer[256];   /* the switch at the end of order[i] */
+	uint8_t *ncand;       /* per destination: how many links lead closer */
+	uint64_t *mask;       /* per destination: which (bits over order[]) */
+	uint32_t *dorder;     /* destinations, fewest choices first */
+	uint8_t c[256];       /* links closer to the destination being routed */
+	uint32_t nc;
+	uint32_t used[128];   /* neighbours taken by the current LMC block */
+};
+
+static void bucket_lids(struct minhop *mh)
+{
+	const struct ibsm_topo *t = mh->t;
+	uint32_t l, s, k, n, *fill;
+
+	mh->lid_start = eng_calloc((size_t)t->nsw + 1, sizeof(*mh->lid_start));
+	for (l = 1; l <= t->max_lid; l++)
+		if (t->lids[l].sw != TOPO_NONE)
+			mh->lid_start[t->lids[l].sw + 1]++;
+	for (s = 0; s < t->nsw; s++)
+		mh->lid_start[s + 1] += mh->lid_start[s];
+	mh->lid_v = eng_calloc(mh->lid_start[t->nsw], sizeof(*mh->lid_v));
+	fill = eng_calloc(t->nsw, sizeof(*fill));
+	for (l = 1; l <= t->max_lid; l++) {
+		s = t->lids[l].sw;
+		if (s != TOPO_NONE)
+			mh->lid_v[mh->lid_start[s] + fill[s]++] = (uint16_t)l;
+	}
+	free(fill);
+
+	/*
+	 * Runs: a switch LID alone, single LIDs of LMC 0 ports together, each
+	 * LMC block alone. At most one per LID, so lid_v's size bounds them.
+	 */
+	mh->seg_start = eng_calloc((size_t)t->nsw + 1, sizeof(*mh->seg_start));
+	mh->seg = eng_calloc(mh->lid_start[t->nsw], sizeof(*mh->seg));
+	for (s = 0, n = 0; s < t->nsw; s++) {
+		mh->seg_start[s] = n;
+		for (k = mh->lid_start[s]; k < mh->lid_start[s + 1]; k++) {
+			const struct topo_lid *x = &t->lids[mh->lid_v[k]];
+			uint8_t kind = x->ep == TOPO_NONE	? SEG_SWITCH
+				       : t->eps[x->ep].lmc ? SEG_BLOCK
+							   : SEG_SINGLE;
+			struct lid_seg *prev = n > mh->seg_start[s] ? &mh->seg[n - 1] : NULL;
+
+			if (prev && prev->kind == kind &&
+			    (kind == SEG_SINGLE ||
+			     (kind == SEG_BLOCK && t->lids[mh->lid_v[prev->start]].ep == x->ep))) {
+				prev->len++;
+				continue;
+			}
+			mh->seg[n].start = k;
+			mh->seg[n].len = 1;
+			mh->seg[n].kind = kind;
+			n++;
+		}
+	}
+	mh->seg_start[t->nsw] = n;
+}
+
+static void rank_links(struct minhop *mh)
+{
+	const struct ibsm_topo *t = mh->t;
+	uint32_t *stamp, *cnt, s, j;
+
+	mh->prank = eng_calloc(t->nlinks, 1);
+	mh->max_prank = eng_calloc(t->nsw, 1);
+	stamp = eng_malloc((size_t)t->nsw * sizeof(*stamp));
+	memset(stamp, 0xff, (size_t)t->nsw * sizeof(*stamp));
+	cnt = eng_calloc(t->nsw, sizeof(*cnt));
+	for (s = 0; s < t->nsw; s++) {
+		for (j = t->sw[s].adj; j < t->sw[s].adj + t->sw[s].nadj; j++) {
+			uint32_t p = t->links[j].peer;
+
+			if (stamp[p] != s) {
+				stamp[p] = s;
+				cnt[p] = 0;
+			}
+			mh->prank[j] = (uint8_t)MIN(cnt[p], 255u);
+			cnt[p]++;
+			mh->max_prank[s] = MAX(mh->max_prank[s], mh->prank[j]);
+		}
+	}
+	free(stamp);
+	free(cnt);
+}
+
+/*
+ * The hop matrix by breadth-first search from 64 switches at once: bit i of
+ * a word stands for source s0 + i, so one pass over the links advances 64
+ * searches a level. -ERANGE when a switch is too far to count in a byte.
+ */
+/*
+ * Give n single LIDs to the candidates one at a time, each to the least
+ * loaded (the first of equals). Done a level at a time: every candidate at
+ * the lowest load takes one, in order, which is what one-at-a-time does,
+ * at a cost of a pass per level rather than per LID.
+ */
+static void fill_level(struct minhop *mh, uint8_t *row, const uint16_t *lids, uint32_t n)
+{
+	const struct topo_link *links = mh->t->links;
+	uint32_t k = 0, i, min;
+
+	if (mh->nc == 1) {
+		uint32_t c = mh->base + mh->c[0];
+
+		for (k = 0; k < n; k++)
+			row[lids[k]] = links[c].port;
+		mh->load[c] += n;
+		return;
+	}
+	while (k < n) {
+		min = UINT32_MAX;
+		for (i = 0; i < mh->nc; i++)
+			min = MIN(min, mh->load[mh->base + mh->c[i]]);
+		for (i = 0; i < mh->nc && k < n; i++) {
+			uint32_t c = mh->base + mh->c[i];
+
+			if (mh->load[c] != min)
+				continue;
+			row[lids[k++]] = links[c].port;
+			mh->load[c]++;
+		}
+	}
+}
+
+/* the LIDs of one LMC block: least loaded, but a new neighbour first */
+static void fill_block(struct minhop *mh, uint8_t *row, const uint16_t *lids, uint32_t n)
+{
+	const struct topo_link *links = mh->t->links;
+	uint32_t nused = 0, k, i, m;
+
+	for (k = 0; k < n; k++) {
+		uint32_t best = 0;
+		bool best_used = true;
+
+		for (i = 0; i < mh->nc; i++) {
+			uint32_t c = mh->base + mh->c[i];
+			bool u = false;
+
+			for (m = 0; m < nused && !u; m++)
+				u = mh->used[m] == links[c].peer;
+			if (i == 0 || (best_used && !u) ||
+			    (best_used == u && mh->load[c] < mh->load[best])) {
+				best = c;
+				best_used = u;
+			}
+		}
+		row[lids[k]] = links[best].port;
+		mh->load[best]++;
+		if (!best_used && nused < ARRAY_SIZE(mh->used))
+			mh->used[nused++] = links[best].peer;
+	}
+}
+
+/* route the LIDs delivered by d at the current switch over mh->c */
+static void route_dest(struct minhop *mh, uint8_t *row, uint32_t d)
+{
+	const struct topo_link *links = mh->t->links;
+	uint32_t k;
+
+	for (k = mh->seg_start[d]; k < mh->seg_start[d + 1]; k++) {
+		const struct lid_seg *g = &mh->seg[k];
+		const uint16_t *v = mh->lid_v + g->start;
+
+		switch (g->kind) {
+		case SEG_SWITCH:
+			/* uncounted, so not by load: spread by destination */
+			row[v[0]] = links[mh->base + mh->c[d % mh->nc]].port;
+			break;
+		case SEG_SINGLE:
+			fill_level(mh, row, v, g->len);
+			break;
+		case SEG_BLOCK:
+			fill_block(mh, row, v, g->len);
+			break;
+		}
+	}
+}
+
+/*
+ * Everything switch u forwards. The destinations with the fewest ways
+ * there go first, so that those with a choice can then even out the load
+ * the forced ones left (on a ring, the far side's LIDs split both ways).
+ */
+static void route_switch(struct minhop *mh, uint32_t u)
+{
+	const struct ibsm_topo *t = mh->t;
+	const struct topo_sw *w = &t->sw[u];
+	const size_t nsw = mh->nsw;
+	const uint8_t *hu = mh->hops + (size_t)u * nsw;
+	const uint32_t *seg_start = mh->seg_start;
+	uint8_t *row = routes_lft(mh->r, u);
+	uint32_t cnt[258] = {0}, d, k, n = 0, nw = (w->nadj + 63) / 64;
+	uint64_t *mask = mh->mask;
+	uint32_t *dorder = mh->dorder;
+	unsigned rank;
+
+	/* the switch's own LIDs and its end ports' */
+	for (k = mh->lid_start[u]; k < mh->lid_start[u + 1]; k++)
+		row[mh->lid_v[k]] = t->lids[mh->lid_v[k]].port;
+	if (!w->nadj)
+		return;
+
+	mh->base = w->adj;
+	for (rank = 0; rank <= mh->max_prank[u]; rank++) {
+		for (k = 0; k < w->nadj; k++) {
+			if (mh->prank[w->adj + k] != rank)
+				continue;
+			mh->peer[n] = t->links[w->adj + k].peer;
+			mh->order[n++] = (uint8_t)k;
+		}
+	}
+
+	/*
+	 * Which links lead closer to each destination: bit i of mask[d] for
+	 * order[i]. Whole rows of the matrix at a time, branch-free.
+	 */
+	memset(mask, 0, nsw * nw * sizeof(*mask));
+	for (k = 0; k < w->nadj; k++) {
+		const uint8_t *restrict hv = mh->hops + (size_t)mh->peer[k] * nsw;
+		uint64_t *restrict m = mask + k / 64;
+		const uint64_t bit = 1ull << (k % 64);
+
+		if (nw == 1) {
+			for (d = 0; d < nsw; d++)
+				m[d] |= bit & -(uint64_t)(hv[d] + 1 == hu[d]);
+		} else {
+			for (d = 0; d < nsw; d++)
+				m[d * nw] |= bit & -(uint64_t)(hv[d] + 1 == hu[d]);
+		}
+	}
+
+	/* destinations with LIDs, fewest ways first (counting sort) */
+	for (d = 0; d < nsw; d++) {
+		unsigned c = 0;
+
+		if (seg_start[d + 1] == seg_start[d])
+			continue;
+		for (k = 0; k < nw; k++)
+			c += (unsigned)__builtin_popcountll(mask[d * nw + k]);
+		if (!c)
+			continue;
+		mh->ncand[d] = (uint8_t)MIN(c, 255u);
+		cnt[c + 1]++;
+	}
+	for (k = 1; k < ARRAY_SIZE(cnt); k++)
+		cnt[k] += cnt[k - 1];
+	for (d = 0; d < nsw; d++) {
+		if (seg_start[d + 1] == seg_start[d] || !mh->ncand[d])
+			continue;
+		dorder[cnt[mh->ncand[d]]++] = d;
+		mh->ncand[d] = 0;
+	}
+	n = cnt[ARRAY_SIZE(cnt) - 1];
+
+	for (k = 0; k < n; k++) {
+		uint32_t i, nc = 0;
+
+		d = dorder[k];
+		for (i = 0; i < nw; i++) {
+			uint64_t m = mask[d * nw + i];
+
+			while (m) {
+				mh->c[nc++] = mh->order[i * 64 + (unsigned)__builtin_ctzll(m)];
+				m &= m - 1;
+			}
+		}
+		mh->nc = nc;
+		route_dest(mh, row, d);
+	}
+}
+
+int minhop_route(const struct ibsm_topo *t, struct ibsm_routes *r)
+{
+	struct minhop mh = {.t = t, .r = r, .nsw = t->nsw};
+	uint32_t s;
+	int err;
+
+	r->why[0] = '\0';
+	err = engine_check_topo(t, r);
+	if (err < 0)
+		return err;
+	memset(r->lft, ROUTE_NONE, (size_t)r->nsw * r->stride);
+	if (!t->nsw)
+		return 0;
+
+	/* the one big block; a fabric this size has far bigger LFTs anyway */
+	mh.hops = engine_hop_matrix(t, &err);
+	if (!mh.hops && err == -ENOMEM)
+		return engine_fail(r, -ENOMEM, "no memory for a %u x %u hop matrix", t->nsw, t->nsw);
+	if (!mh.hops)
+		return engine_fail(r, err, "fabric is more than %u switch hops across", HOPS_INF - 1);
+
+	bucket_lids(&mh);
+	rank_links(&mh);
+	mh.load = eng_calloc(t->nlinks, sizeof(*mh.load));
+	mh.ncand = eng_calloc(t->nsw, 1);
+	mh.mask = eng_calloc((size_t)t->nsw * 4, sizeof(*mh.mask));
+	mh.dorder = eng_calloc(t->nsw, sizeof(*mh.dorder));
+	for (s = 0; s < t->nsw; s++)
+		route_switch(&mh, s);
+
+	free(mh.hops);
+	free(mh.lid_start);
+	free(mh.lid_v);
+	free(mh.prank);
+	free(mh.max_prank);
+	free(mh.load);
+	free(mh.ncand);
+	free(mh.mask);
+	free(mh.seg_start);
+	free(mh.seg);
+	free(mh.dorder);
+	return 0;
+}
+
+static int minhop_init(const struct ibsm_conf *conf, void **state)
+{
+	(void)conf;
+	*state = NULL;
+	return 0;
+}
+
+static int minhop_engine_route(void *state, const struct ibsm_topo *t, struct ibsm_routes *r)
+{
+	(void)state;
+	return minhop_route(t, r);
+}
+
+static void minhop_fini(void *state)
+{
+	(void)state;
+}
+
+IBSM_ROUTING_ENGINE_EXPORT const struct ibsm_routing_engine ibsm_routing_engine = {
+	.api_version = IBSM_ROUTING_API_VERSION,
+	.name = "minhop",
+	.summary = "shortest paths, destinations balanced over equal-cost ports",
+	.init = minhop_init,
+	.route = minhop_engine_route,
+	.fini = minhop_fini,
+};

@@ -1,0 +1,123 @@
+/*
+ * simenv.c: the SM over the fake fabric (see simenv.h).
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+#include <event2/thread.h>
+
+#include "log.h"
+#include "simenv.h"
+#include "xport.h"
+
+static void on_sweep(void *arg, const struct ibsm_sweep_result *r)
+{
+	struct simenv *e = arg;
+
+	if (r->heavy) {
+		e->heavy_done++;
+		e->last = *r;
+	} else {
+		e->light_done++;
+	}
+	event_base_loopbreak(e->base);
+}
+
+static void set(struct ibsm_conf *c, const char *key, const char *value)
+{
+	char err[256];
+
+	ck_assert_msg(conf_set(c, key, value, CONF_FROM_SET, 0, err, sizeof(err)) == 0, "%s", err);
+}
+
+struct ibsm_conf *simenv_conf(const char *dir)
+{
+	struct ibsm_conf *c = conf_new();
+
+	set(c, "cache_dir", dir);
+	set(c, "sweep_interval", "0");
+	set(c, "sweep_hold_ms", "5");
+	set(c, "plugin_dir", TOP_BUILDDIR "/plugins/routing/.libs");
+	set(c, "dump_files_dir", "(null)");
+	return c;
+}
+
+void simenv_fabric(struct simenv *e, const char *text, size_t len)
+{
+	struct conf_errors errs = {0};
+
+	ck_assert_int_eq(topofile_parse(text, len, "test.net", &e->tf, &errs), 0);
+	conf_errors_free(&errs);
+	e->ff = fakefab_new(e->base, e->tf, e->sm_node, 1);
+	e->x = xport_new(e->base, &fakefab_backend, e->ff, 4, 30, 2);
+	fakefab_attach(e->ff, e->x);
+}
+
+void simenv_sm(struct simenv *e, struct ibsm_conf *c)
+{
+	struct ibsm_sm_hooks hooks = {.sweep_done = on_sweep, .arg = e};
+
+	e->sm = sm_new(e->base, c ? c : simenv_conf(e->dir), e->x,
+		       fakefab_port_guid(e->ff, e->sm_node, 1), &hooks);
+	ck_assert_int_eq(sm_start(e->sm), 0);
+}
+
+void simenv_init(struct simenv *e, const char *text, size_t len, int sm_node,
+		 struct ibsm_conf *c)
+{
+	memset(e, 0, sizeof(*e));
+	log_init("test", IBSM_LOG_ERROR, true, false);
+	evthread_use_pthreads();
+	snprintf(e->dir, sizeof(e->dir), "/tmp/ibsmd-test-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(e->dir));
+	e->sm_node = sm_node;
+	e->base = event_base_new();
+	simenv_fabric(e, text, len);
+	simenv_sm(e, c);
+}
+
+void simenv_run_heavy(struct simenv *e, unsigned n)
+{
+	unsigned spins = 0;
+
+	while (e->heavy_done < n) {
+		event_base_loop(e->base, 0);
+		ck_assert_uint_lt(++spins, 100000);
+	}
+}
+
+void simenv_fini(struct simenv *e)
+{
+	char cmd[128];
+
+	sm_del(e->sm);
+	xport_del(e->x);
+	fakefab_del(e->ff);
+	topofile_free(e->tf);
+	event_base_free(e->base);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", e->dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+char *simenv_slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = calloc(1, (size_t)n + 1);
+	ck_assert_int_eq(fread(buf, 1, (size_t)n, f), n);
+	fclose(f);
+	if (len)
+		*len = (size_t)n;
+	return buf;
+}

@@ -1,0 +1,46 @@
+/*
+ * simenv.h: an SM running over the in-process fake fabric, for tests of
+ * everything above the transport (sweeps, dumps, routing in the daemon).
+ */
+#ifndef SIMENV_H
+#define SIMENV_H
+
+#include <stddef.h>
+
+#include "fakefab.h"
+#include "sm.h"
+#include "topofile.h"
+
+struct event_base;
+
+struct simenv {
+	struct event_base *base;
+	struct topofile *tf;
+	struct fakefab *ff;
+	struct ibsm_xport *x;
+	struct ibsm_sm *sm;
+	int sm_node;
+	char dir[64]; /* private temp dir: the cache dir */
+	unsigned heavy_done, light_done;
+	struct ibsm_sweep_result last; /* of the last heavy sweep */
+};
+
+/* a config for tests: cache in dir, no periodic sweep, 5 ms trap hold,
+ * engines from the build tree, no dump files */
+struct ibsm_conf *simenv_conf(const char *dir);
+/* temp dir, loop, fake fabric from net text (the SM on node sm_node port 1)
+ * and an SM with conf c (NULL: simenv_conf) started on it */
+void simenv_init(struct simenv *e, const char *text, size_t len, int sm_node,
+		 struct ibsm_conf *c);
+/* the fabric part alone (tests that restart the SM) */
+void simenv_fabric(struct simenv *e, const char *text, size_t len);
+/* a new SM on the current fabric */
+void simenv_sm(struct simenv *e, struct ibsm_conf *c);
+/* loop until n heavy sweeps have finished in all */
+void simenv_run_heavy(struct simenv *e, unsigned n);
+/* everything gone, temp dir removed */
+void simenv_fini(struct simenv *e);
+/* a file's whole content (NUL-terminated, malloc'ed); *len if not NULL */
+char *simenv_slurp(const char *path, size_t *len);
+
+#endif
