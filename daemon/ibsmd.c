@@ -27,6 +27,7 @@
 #include "conf.h"
 #include "control.h"
 #include "log.h"
+#include "offline.h"
 #include "sm.h"
 #include "status.h"
 #include "umad.h"
@@ -109,6 +110,9 @@ static void usage(FILE *f)
 		"  -R, --routing_engine E   routing engine list\n"
 		"      --dump_files_dir DIR where to write opensm-subnet.lst and other dumps\n"
 		"      --plugin-dir DIR     where the routing engine plug-ins are\n"
+		"      --offline TOPOLOGY   route a topology file without a fabric, then exit\n"
+		"      --dump-lfts DIR      offline: write opensm-lfts.dump into DIR\n"
+		"      --report FILE        offline: write a JSON report (- for stdout)\n"
 		"  -f, --log_file FILE      also log to FILE\n"
 		"  -L, --log_limit MB       log file size limit\n"
 		"  -e, --erase_log_file     truncate the log file at start\n"
@@ -673,6 +677,9 @@ int main(int argc, char **argv)
 		{"routing_engine", required_argument, NULL, 'R'},
 		{"dump_files_dir", required_argument, NULL, 1006},
 		{"plugin-dir", required_argument, NULL, 1007},
+		{"offline", required_argument, NULL, 1008},
+		{"dump-lfts", required_argument, NULL, 1009},
+		{"report", required_argument, NULL, 1010},
 		{"log_file", required_argument, NULL, 'f'},
 		{"log_limit", required_argument, NULL, 'L'},
 		{"erase_log_file", no_argument, NULL, 'e'},
@@ -688,6 +695,7 @@ int main(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct daemon d = {.exit_code = 0};
+	struct offline_opts offline = {0};
 	struct conf_errors errs = {0};
 	const char *create = NULL, *pidfile = NULL;
 	bool check_only = false, background = false, erase_log = false;
@@ -746,6 +754,15 @@ int main(int argc, char **argv)
 			break;
 		case 1007:
 			flag_set("plugin_dir", optarg);
+			break;
+		case 1008:
+			offline.topology = optarg;
+			break;
+		case 1009:
+			offline.dump_dir = optarg;
+			break;
+		case 1010:
+			offline.report = optarg;
 			break;
 		case 'f':
 			flag_set("log_file", optarg);
@@ -826,6 +843,14 @@ int main(int argc, char **argv)
 	if (check_only) {
 		printf("%s: configuration ok\n", d.conf_path ? d.conf_path : "(defaults)");
 		return 0;
+	}
+	if (offline.topology) {
+		log_init("ibsmd", d.verbose ? IBSM_LOG_DEBUG : IBSM_LOG_WARN, true, false);
+		return offline_run(d.conf, &offline);
+	}
+	if (offline.dump_dir || offline.report) {
+		fprintf(stderr, "ibsmd: --dump-lfts and --report go with --offline\n");
+		return 2;
 	}
 	if (d.conf->daemon)
 		background = true;
