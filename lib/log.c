@@ -118,10 +118,16 @@ bool log_enabled(enum ibsm_log_level level)
 
 static void file_rotate_if_full(void)
 {
+	struct stat st;
 	char *old;
 
 	if (!lg.file_max || lg.file_size < lg.file_max)
 		return;
+	/* only a regular file is rotated (never /dev/null or a fifo) */
+	if (stat(lg.file_path, &st) < 0 || !S_ISREG(st.st_mode)) {
+		lg.file_size = 0;
+		return;
+	}
 	/* keep one previous file, like OpenSM's log_max_size truncation but kinder */
 	old = xasprintf("%s.1", lg.file_path);
 	rename(lg.file_path, old);

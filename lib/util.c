@@ -216,11 +216,46 @@ bool u64map_next(const struct u64map *m, size_t *pos, uint64_t *key, void **val)
 	return false;
 }
 
+/* a path that exists and is not a regular file (/dev/null, a fifo): written
+ * in place, never renamed over, which would replace a device node */
+static bool special_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+static int write_in_place(const char *path, const void *data, size_t len)
+{
+	const char *p = data;
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	close(fd);
+	return err;
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len)
 {
 	char *tmp, *dcopy;
 	const char *p = data;
 	int fd, dfd, err = 0;
+
+	if (special_file(path))
+		return write_in_place(path, data, len);
 
 	tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -282,6 +317,12 @@ int atomic_file_open(struct atomic_file *af, const char *path)
 {
 	int fd, err;
 
+	if (special_file(path)) {
+		/* stream straight into it; commit has nothing to rename */
+		memset(af, 0, sizeof(*af));
+		af->f = fopen(path, "w");
+		return af->f ? 0 : -errno;
+	}
 	af->path = xstrdup(path);
 	af->tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
 	fd = open(af->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -315,6 +356,12 @@ int atomic_file_commit(struct atomic_file *af)
 	char *dcopy;
 	int err = 0, dfd;
 
+	if (!af->tmp) {
+		/* a special file written in place */
+		err = fclose(af->f) != 0 ? -EIO : 0;
+		memset(af, 0, sizeof(*af));
+		return err;
+	}
 	if (fflush(af->f) != 0 || ferror(af->f))
 		err = -EIO;
 	if (!err && fsync(fileno(af->f)) < 0)
