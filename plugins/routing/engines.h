@@ -14,4 +14,31 @@
 
 int minhop_route(const struct ibsm_topo *t, struct ibsm_routes *r);
 
+/* the ftree engine's inputs, as its GUID files give them (NULL/0: none) */
+struct ftree_opts {
+	const uint64_t *cn, *io, *order, *roots; /* cn_guid_file, io_guid_file, ... */
+	size_t ncn, nio, norder, nroots;         /* guid_routing_order_file, root_guid_file */
+	bool no_refine;                          /* skip the shift-load local search */
+};
+/* fat-tree routing as the ftree plug-in (o may be NULL) */
+int ftree_route(const struct ibsm_topo *t, struct ibsm_routes *r, const struct ftree_opts *o);
+
+/* up-down routing with the given root switch GUIDs (none: found), as the updn plug-in */
+int updn_route(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots,
+	       struct ibsm_routes *r);
+/*
+ * updn's orientation alone: pos[s] for each switch (a hop s->v is up iff
+ * pos[v] < pos[s]) and is_root[s] (either may be NULL); 0 or -errno with why
+ */
+int updn_orient(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots, uint32_t *pos,
+		uint8_t *is_root, struct ibsm_routes *r);
+/* load the LFTs of an opensm-lfts.dump or ibroute file, as the file plug-in */
+int file_route(const char *path, const struct ibsm_topo *t, struct ibsm_routes *r);
+/*
+ * The updn and file plug-ins' engine structs, in programs built with
+ * IBSM_ROUTING_NO_EXPORT (tests linking several engines' sources; the
+ * plug-ins themselves export theirs as ibsm_routing_engine)
+ */
+extern const struct ibsm_routing_engine updn_engine, file_engine;
+
 #endif
