@@ -35,10 +35,10 @@ int updn_orient(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots,
 /* load the LFTs of an opensm-lfts.dump or ibroute file, as the file plug-in */
 int file_route(const char *path, const struct ibsm_topo *t, struct ibsm_routes *r);
 /*
- * The updn and file plug-ins' engine structs, in programs built with
+ * The updn, file and ftree plug-ins' engine structs, in programs built with
  * IBSM_ROUTING_NO_EXPORT (tests linking several engines' sources; the
  * plug-ins themselves export theirs as ibsm_routing_engine)
  */
-extern const struct ibsm_routing_engine updn_engine, file_engine;
+extern const struct ibsm_routing_engine updn_engine, file_engine, ftree_engine;
 
 #endif

@@ -26,8 +26,9 @@
  *   - when an entry names its destination's port GUID and that port now has
  *     another LID, the entry moves to the port's LID (base + the offset in
  *     the LMC block), as OpenSM does, so a dump still routes after LIDs were
- *     reassigned; an entry naming a port that owns its LID wins over one
- *     that merely lands there;
+ *     reassigned; for one LID, an entry naming the port that owns it as
+ *     written wins over one moved there, and that over one naming no port
+ *     of this fabric;
  *   - a switch of the fabric with no table, a port the switch does not have,
  *     a LID listed twice for one switch, or a line that is none of the above
  *     is an error ("file:line: reason"): the run fails and the chain moves
@@ -53,12 +54,19 @@
 #include "conf.h"
 #include "engines.h"
 
-#define NO_SWITCH UINT32_MAX
+#define NO_SWITCH   UINT32_MAX
 #define SKIP_SWITCH (UINT32_MAX - 1)
+
+/* where an entry's LID comes from, the surer first to win */
+enum prio {
+	PRIO_BLIND, /* as written, no port GUID of this fabric named */
+	PRIO_MOVED, /* the named port has another LID now: moved there */
+	PRIO_OWNER, /* the named port owns the LID as written */
+};
 
 struct guid_ix {
 	uint64_t guid;
-	uint32_t ix;   /* switch index, or the LID of a port */
+	uint32_t ix; /* switch index, or the LID of a port */
 	uint8_t lmc;
 };
 
@@ -69,11 +77,11 @@ struct lfile {
 	struct guid_ix *sws;   /* switches by GUID */
 	struct guid_ix *ports; /* LID owners by port GUID (a switch's is its node GUID) */
 	size_t nports;
-	unsigned *section;     /* per switch: the header line of its table, 0 if none yet */
-	unsigned *set_line;    /* per LID: the entry that set it in this table, 0 if none */
-	uint8_t *set_exact;    /* per LID: that entry named the LID's owner */
-	uint32_t cur;          /* switch whose table is being read */
-	bool mcast;            /* in a multicast table: skipped */
+	unsigned *section;  /* per switch: the header line of its table, 0 if none yet */
+	unsigned *set_line; /* per LID: the entry that set it in this table, 0 if none */
+	uint8_t *set_prio;  /* per LID: how sure that entry is (enum prio) */
+	uint32_t cur;	    /* switch whose table is being read */
+	bool mcast;	    /* in a multicast table: skipped */
 	unsigned lineno;
 };
 
@@ -105,7 +113,8 @@ static void index_topo(struct lfile *lf)
 	lf->ports = eng_calloc((size_t)t->nsw + t->nep, sizeof(*lf->ports));
 	for (i = 0; i < t->nsw; i++)
 		if (t->sw[i].lid)
-			lf->ports[n++] = (struct guid_ix){.guid = t->sw[i].guid, .ix = t->sw[i].lid};
+			lf->ports[n++] =
+			    (struct guid_ix){.guid = t->sw[i].guid, .ix = t->sw[i].lid};
 	for (i = 0; i < t->nep; i++)
 		if (t->eps[i].lid)
 			lf->ports[n++] = (struct guid_ix){
@@ -166,7 +175,7 @@ static int entry(struct lfile *lf, const char *line)
 	const struct topo_sw *w;
 	const char *p = line + 2, *g;
 	unsigned long lid, port;
-	bool exact = false;
+	uint8_t prio = PRIO_BLIND;
 	char *end;
 
 	if (lf->cur == NO_SWITCH)
@@ -188,7 +197,8 @@ static int entry(struct lfile *lf, const char *line)
 	w = &t->sw[lf->cur];
 	if (port > w->nports && port != ROUTE_NONE)
 		return engine_fail(lf->r, -EINVAL,
-				   "%s:%u: port %lu out of range: switch 0x%016" PRIx64 " has %u ports",
+				   "%s:%u: port %lu out of range: switch 0x%016" PRIx64
+				   " has %u ports",
 				   lf->path, lf->lineno, port, w->guid, w->nports);
 
 	/* the destination's port GUID, when given, says where the LID went */
@@ -203,25 +213,27 @@ static int entry(struct lfile *lf, const char *line)
 		if (o) {
 			unsigned long mask = (1ul << o->lmc) - 1;
 
-			if (lid < o->ix || lid > o->ix + mask)
+			prio = PRIO_OWNER;
+			if (lid < o->ix || lid > o->ix + mask) {
 				lid = o->ix + (lid & mask);
-			exact = true;
+				prio = PRIO_MOVED;
+			}
 		}
 	}
 	/* beyond the fabric's LIDs: owned by nothing, never addressed (see the top) */
 	if (!lid || lid > t->max_lid)
 		return 0;
 	if (lf->set_line[lid]) {
-		if (lf->set_exact[lid] && !exact)
+		if (lf->set_prio[lid] > prio)
 			return 0;
-		if (lf->set_exact[lid] == exact)
+		if (lf->set_prio[lid] == prio)
 			return engine_fail(lf->r, -EINVAL,
 					   "%s:%u: lid %lu listed twice for switch 0x%016" PRIx64
 					   " (line %u)",
 					   lf->path, lf->lineno, lid, w->guid, lf->set_line[lid]);
 	}
 	lf->set_line[lid] = lf->lineno;
-	lf->set_exact[lid] = exact;
+	lf->set_prio[lid] = prio;
 	routes_lft(lf->r, lf->cur)[lid] = (uint8_t)port;
 	return 0;
 }
@@ -287,7 +299,7 @@ int file_route(const char *path, const struct ibsm_topo *t, struct ibsm_routes *
 	index_topo(&lf);
 	lf.section = eng_calloc(t->nsw ? t->nsw : 1, sizeof(*lf.section));
 	lf.set_line = eng_calloc((size_t)t->max_lid + 1, sizeof(*lf.set_line));
-	lf.set_exact = eng_calloc((size_t)t->max_lid + 1, 1);
+	lf.set_prio = eng_calloc((size_t)t->max_lid + 1, 1);
 	while (getline(&line, &cap, f) >= 0) {
 		lf.lineno++;
 		err = parse_line(&lf, line);
@@ -306,18 +318,22 @@ int file_route(const char *path, const struct ibsm_topo *t, struct ibsm_routes *
 			first = s;
 		missing++;
 	}
-	if (!err && missing)
-		err = engine_fail(r, -ENOENT,
-				  "%s: no table for switch 0x%016" PRIx64 " ('%.60s')%s%u of %u missing",
-				  path, t->sw[first].guid, t->sw[first].desc ? t->sw[first].desc : "",
-				  missing > 1 ? ", " : "", missing > 1 ? missing : 0, t->nsw);
+	if (!err && missing) {
+		char more[64] = "";
+
+		if (missing > 1)
+			snprintf(more, sizeof(more), ", %u of %u missing", missing, t->nsw);
+		err = engine_fail(
+		    r, -ENOENT, "%s: no table for switch 0x%016" PRIx64 " ('%.60s')%s", path,
+		    t->sw[first].guid, t->sw[first].desc ? t->sw[first].desc : "", more);
+	}
 	if (err < 0)
 		memset(r->lft, ROUTE_NONE, (size_t)r->nsw * r->stride);
 	free(lf.sws);
 	free(lf.ports);
 	free(lf.section);
 	free(lf.set_line);
-	free(lf.set_exact);
+	free(lf.set_prio);
 	return err;
 }
 
@@ -366,10 +382,10 @@ static void file_fini(void *state)
 #endif
 
 IBSM_ROUTING_ENGINE_EXPORT const struct ibsm_routing_engine FILE_ENGINE = {
-	.api_version = IBSM_ROUTING_API_VERSION,
-	.name = "file",
-	.summary = "LFTs loaded from lfts_file (opensm-lfts.dump or ibroute output)",
-	.init = file_init,
-	.route = file_engine_route,
-	.fini = file_fini,
+    .api_version = IBSM_ROUTING_API_VERSION,
+    .name = "file",
+    .summary = "LFTs loaded from lfts_file (opensm-lfts.dump or ibroute output)",
+    .init = file_init,
+    .route = file_engine_route,
+    .fini = file_fini,
 };

@@ -66,7 +66,8 @@ enum { ROLE_NONE, ROLE_CN, ROLE_IO };
 struct nbr {
 	uint32_t peer;
 	uint32_t first;
-	uint16_t n;
+	uint8_t n;
+	uint8_t port; /* of the first link */
 	uint16_t rev; /* this switch's entry in the peer's list */
 };
 
@@ -112,30 +113,40 @@ struct ft {
 	uint32_t *ls_start;
 	struct dlid *ls;
 
-	/* per destination switch x (reused) */
-	uint32_t gen;
-	uint32_t *down;     /* == gen: in DOWN(x) */
-	uint64_t *dt;       /* tops in DOWN(x) */
+	/*
+	 * Destination switches are routed BLOCK at a time, so that each
+	 * switch's table is written a stretch at a time. Bit b of down[s]: s
+	 * is in DOWN(block's switch b); dt: the tops in it.
+	 */
+	uint64_t *down;
+	uint64_t *dt;       /* BLOCK x tw */
+	uint64_t *upok, *upok_known; /* bit b: s has an up*-down* route to x */
+	uint16_t *proxy;    /* per switch: an end port LID below it, 0 if none */
 	uint32_t *queue;
-	uint32_t *path;     /* per LID of x: the switch at each rank */
-	uint8_t *pidx;      /* per LID of x: the parent taken at each rank */
-	uint32_t *ptop;     /* per LID of x: its top's index */
+	/* per LID (in ls order) */
+	uint32_t *path;     /* the switch of its designated path at each rank */
+	uint8_t *pidx;      /* the parent the path takes at each rank */
+	uint32_t *ptop;     /* its top's index */
+	uint32_t *dg;       /* j / W_r + l at each rank r, and above the top */
 	uint8_t *hops;      /* lazily: for routes that cannot be up*-down* */
 	int hops_err;
 };
 
-static inline bool in_down(const struct ft *f, uint32_t s)
+#define BLOCK 64
+
+static inline bool in_down(const struct ft *f, uint32_t s, unsigned b)
 {
-	return f->down[s] == f->gen;
+	return f->down[s] >> b & 1;
 }
 
-static bool ut_meets_dt(const struct ft *f, uint32_t s)
+/* some top reachable going up from s is in DOWN of block switch b */
+static bool ut_meets_dt(const struct ft *f, uint32_t s, unsigned b)
 {
-	const uint64_t *a = f->ut + (size_t)s * f->tw;
+	const uint64_t *a = f->ut + (size_t)s * f->tw, *dt = f->dt + (size_t)b * f->tw;
 	uint32_t w;
 
 	for (w = 0; w < f->tw; w++)
-		if (a[w] & f->dt[w])
+		if (a[w] & dt[w])
 			return true;
 	return false;
 }
@@ -145,14 +156,15 @@ static inline uint64_t digit(const struct ft *f, uint32_t j, unsigned r)
 	return j / f->W[MIN(r, RANK_MAX + 1u)];
 }
 
-/* the egress port of neighbour entry e for destination (j, l): parallel
- * links are shared out by the digit above the tops */
-static inline uint8_t nb_port(const struct ft *f, uint32_t e, uint32_t j, unsigned l)
+/* the egress port of neighbour entry e; parallel links are shared out by
+ * the digit above the tops (dtop) */
+static inline uint8_t nb_port(const struct ft *f, uint32_t e, uint32_t dtop)
 {
 	const struct nbr *b = &f->nb[e];
-	uint32_t k = b->n == 1 ? 0 : (uint32_t)((digit(f, j, f->R) + l) % b->n);
 
-	return f->t->links[f->lk[b->first + k]].port;
+	if (b->n == 1)
+		return b->port;
+	return f->t->links[f->lk[b->first + dtop % b->n]].port;
 }
 
 static bool guid_in(const uint64_t *v, size_t n, uint64_t g)
@@ -365,7 +377,8 @@ static void build_neighbours(struct ft *f)
 			uint32_t p = (uint32_t)(tmp[i] >> 16 & 0x7fffffffffffull);
 
 			if (n == f->nb_start[s] || f->nb[n - 1].peer != p) {
-				f->nb[n] = (struct nbr){.peer = p, .first = m};
+				f->nb[n] = (struct nbr){.peer = p, .first = m,
+							.port = t->links[w->adj + (tmp[i] & 0xffff)].port};
 				if (!(tmp[i] >> 63))
 					f->npar[s]++;
 				n++;
@@ -416,7 +429,7 @@ static void find_tops(struct ft *f)
 	if (!f->tw)
 		f->tw = 1;
 	f->ut = eng_calloc((size_t)f->nsw * f->tw, sizeof(*f->ut));
-	f->dt = eng_calloc(f->tw, sizeof(*f->dt));
+	f->dt = eng_calloc((size_t)BLOCK * f->tw, sizeof(*f->dt));
 
 	/* highest rank first: a switch's tops are its parents' */
 	byrank = eng_malloc(f->nsw * sizeof(*byrank));
@@ -602,12 +615,11 @@ static void bucket_lids(struct ft *f)
 
 /* --- routing --- */
 
-/* a shortest-path next hop from s towards x, TOPO_NONE if unreachable */
-static uint32_t hop_next(struct ft *f, uint32_t s, uint32_t x, uint32_t j)
+/* the neighbours of s one hop closer to x (out: nb entries), how many */
+static uint32_t hop_closer(struct ft *f, uint32_t s, uint32_t x, uint32_t *out)
 {
-	const size_t n = f->nsw;
-	uint32_t e, nc = 0, c[256];
-	uint8_t h;
+	const uint8_t *hx;
+	uint32_t e, n = 0;
 
 	if (!f->hops && !f->hops_err) {
 		f->hops = engine_hop_matrix(f->t, &f->hops_err);
@@ -615,156 +627,247 @@ static uint32_t hop_next(struct ft *f, uint32_t s, uint32_t x, uint32_t j)
 			f->hops_err = -ENOMEM;
 	}
 	if (!f->hops)
-		return TOPO_NONE;
-	h = f->hops[s * n + x];
-	if (h == HOPS_INF || !h)
-		return TOPO_NONE;
-	for (e = f->nb_start[s]; e < f->nb_start[s + 1] && nc < 256; e++)
-		if (f->hops[f->nb[e].peer * n + x] + 1 == h)
-			c[nc++] = e;
-	return nc ? c[j % nc] : TOPO_NONE;
+		return 0;
+	/* the matrix is symmetric: x's row is the one read in a row */
+	hx = f->hops + (size_t)x * f->nsw;
+	if (hx[s] == HOPS_INF || !hx[s])
+		return 0;
+	for (e = f->nb_start[s]; e < f->nb_start[s + 1] && n < 256; e++)
+		if (hx[f->nb[e].peer] + 1 == hx[s])
+			out[n++] = e;
+	return n;
 }
 
-/* DOWN(x): x and every switch above it; dt: the tops among them */
-static void mark_down(struct ft *f, uint32_t x)
+/* s has an up*-down* route to block switch b's x (memoised per block) */
+static inline bool upok(struct ft *f, uint32_t s, unsigned b)
 {
+	uint64_t bit = 1ull << b;
+
+	if (!(f->upok_known[s] & bit)) {
+		f->upok_known[s] |= bit;
+		if (in_down(f, s, b) || ut_meets_dt(f, s, b))
+			f->upok[s] |= bit;
+	}
+	return f->upok[s] & bit;
+}
+
+/* DOWN(x): x and every switch above it (bit b), and the tops among them */
+static void mark_down(struct ft *f, uint32_t x, unsigned b)
+{
+	uint64_t *dt = f->dt + (size_t)b * f->tw, bit = 1ull << b;
 	uint32_t head = 0, tail = 0, e;
 
-	f->gen++;
-	memset(f->dt, 0, f->tw * sizeof(*f->dt));
-	f->down[x] = f->gen;
+	memset(dt, 0, f->tw * sizeof(*dt));
+	f->down[x] |= bit;
 	f->queue[tail++] = x;
 	while (head < tail) {
 		uint32_t u = f->queue[head++];
 
 		if (f->top_of[u] != TOPO_NONE)
-			f->dt[f->top_of[u] / 64] |= 1ull << (f->top_of[u] % 64);
+			dt[f->top_of[u] / 64] |= 1ull << (f->top_of[u] % 64);
 		for (e = f->nb_start[u]; e < f->nb_start[u] + f->npar[u]; e++) {
 			uint32_t p = f->nb[e].peer;
 
-			if (f->down[p] != f->gen) {
-				f->down[p] = f->gen;
+			if (!(f->down[p] & bit)) {
+				f->down[p] |= bit;
 				f->queue[tail++] = p;
 			}
 		}
 	}
 }
 
-/* the designated path of each LID of x, up from x */
+/*
+ * The digits of each LID of x (j / W_r + l at each rank r, divided once
+ * here rather than per switch) and its designated path, up from x.
+ */
 static void designate(struct ft *f, uint32_t x)
 {
 	const unsigned P = f->R + 1;
-	uint32_t k, n = f->ls_start[x + 1] - f->ls_start[x];
+	uint32_t k;
+	unsigned r;
 
-	for (k = 0; k < n; k++) {
-		const struct dlid *d = &f->ls[f->ls_start[x] + k];
-		uint32_t u = x;
+	for (k = f->ls_start[x]; k < f->ls_start[x + 1]; k++) {
+		const struct dlid *d = &f->ls[k];
+		uint32_t *dg = f->dg + (size_t)k * (P + 1), u = x;
 
-		f->path[k * P + f->rank[x]] = x;
+		for (r = 0; r <= P; r++)
+			dg[r] = (uint32_t)(digit(f, d->j, r) + d->l);
+		f->path[(size_t)k * P + f->rank[x]] = x;
 		while (f->npar[u]) {
-			unsigned r = f->rank[u];
-			uint32_t i = (uint32_t)((digit(f, d->j, r) + d->l) % f->npar[u]);
+			unsigned ru = f->rank[u];
+			uint32_t i = dg[ru] % f->npar[u];
 
-			f->pidx[k * P + r] = (uint8_t)i;
+			f->pidx[(size_t)k * P + ru] = (uint8_t)i;
 			u = f->nb[f->nb_start[u] + i].peer;
-			f->path[k * P + f->rank[u]] = u;
+			f->path[(size_t)k * P + f->rank[u]] = u;
 		}
 		f->ptop[k] = f->top_of[u];
 	}
 }
 
-static int route_to(struct ft *f, uint32_t x)
+/* the LIDs of x (block switch b) in the table of s */
+static int route_pair(struct ft *f, uint32_t s, uint32_t x, unsigned b)
 {
 	const struct ibsm_topo *t = f->t;
-	const unsigned P = f->R + 1;
-	const uint32_t n = f->ls_start[x + 1] - f->ls_start[x];
-	const struct dlid *ds = f->ls + f->ls_start[x];
-	uint32_t s, k, e, cc[256], uc[256], mc[256];
+	const unsigned P = f->R + 1, r = f->rank[s];
+	const uint32_t nb0 = f->nb_start[s];
+	const uint8_t *up = f->uptab + (size_t)s * f->ntops;
+	uint8_t *row = routes_lft(f->r, s);
+	uint32_t k, e, nc = 0, cc[256], uc[256], mc[256];
+	int nu = -1, nh = -1;
 
-	if (!n)
-		return 0;
-	if (f->rank[x] == RANK_NONE) {
-		for (k = 0; k < n; k++)
-			routes_lft(f->r, x)[ds[k].lid] = t->lids[ds[k].lid].port;
+	if (s == x) {
+		for (k = f->ls_start[x]; k < f->ls_start[x + 1]; k++)
+			row[f->ls[k].lid] = t->lids[f->ls[k].lid].port;
 		return 0;
 	}
-	mark_down(f, x);
-	designate(f, x);
+	if (in_down(f, s, b)) {
+		/* down, along the designated path or to a child in DOWN */
+		for (e = nb0 + f->npar[s]; e < f->nb_start[s + 1] && nc < 256; e++)
+			if (in_down(f, f->nb[e].peer, b))
+				cc[nc++] = e;
+		for (k = f->ls_start[x]; k < f->ls_start[x + 1]; k++) {
+			const uint32_t *dg = f->dg + (size_t)k * (P + 1);
+
+			if (f->path[(size_t)k * P + r] == s && r > f->rank[x]) {
+				uint32_t c = f->path[(size_t)k * P + r - 1];
+
+				e = nb0 + f->nb[f->nb_start[c] + f->pidx[(size_t)k * P + r - 1]].rev;
+			} else {
+				e = cc[nc == 1 ? 0 : dg[r - 1] % nc];
+			}
+			row[f->ls[k].lid] = nb_port(f, e, dg[P]);
+		}
+		return 0;
+	}
+	for (k = f->ls_start[x]; k < f->ls_start[x + 1]; k++) {
+		const struct dlid *d = &f->ls[k];
+		const uint32_t *dg = f->dg + (size_t)k * (P + 1);
+		uint32_t top = f->ptop[k];
+		uint8_t i = top == TOPO_NONE ? IDX_NONE : up[top];
+
+		if (i != IDX_NONE && f->upmulti[s]) {
+			/* several parents reach the top: by digit */
+			uint32_t m = 0;
+
+			for (e = nb0; e < nb0 + f->npar[s]; e++)
+				if (f->ut[(size_t)f->nb[e].peer * f->tw + top / 64] >> (top % 64) & 1)
+					mc[m++] = e;
+			e = mc[dg[r] % m];
+		} else if (i != IDX_NONE) {
+			e = nb0 + i;
+		} else {
+			if (nu < 0) {
+				/* a parent's tops are among its own: look at them
+				 * only if one of its own will do */
+				nu = 0;
+				if (upok(f, s, b))
+					for (e = nb0; e < nb0 + f->npar[s]; e++)
+						if (upok(f, f->nb[e].peer, b))
+							uc[nu++] = e;
+			}
+			if (nu) {
+				e = uc[(dg[r] + dg[P] - d->l) % (uint32_t)nu];
+			} else if (d->ca && f->has_ca[s]) {
+				return engine_fail(f->r, -EINVAL,
+						   "no up*-down* route from switch 0x%016" PRIx64
+						   " to switch 0x%016" PRIx64 " (no top switch above both)",
+						   t->sw[s].guid, t->sw[x].guid);
+			} else if (!d->ca && f->proxy[x]) {
+				continue; /* copy_proxies() */
+			} else {
+				/* no up*-down* route at all: a shortest path */
+				if (nh < 0)
+					nh = (int)hop_closer(f, s, x, mc);
+				if (!nh)
+					continue;
+				e = mc[d->j % (uint32_t)nh];
+			}
+		}
+		row[d->lid] = nb_port(f, e, dg[P]);
+	}
+	return 0;
+}
+
+/*
+ * A switch LID has no up*-down* route from switches that reach none of the
+ * tops above it (from another top switch). There, it is routed as an end
+ * port below it is: that route gets to a switch with an up*-down* route to
+ * the switch or to the end port's, which is one. No loop: the end port's
+ * routes have none, and the up*-down* routes never leave the switches that
+ * have them.
+ */
+static void find_proxies(struct ft *f)
+{
+	uint32_t x, u, k;
+
+	f->proxy = eng_calloc(f->nsw, sizeof(*f->proxy));
+	for (x = 0; x < f->nsw; x++) {
+		if (f->rank[x] == RANK_NONE || !f->rank[x])
+			continue;
+		for (u = x; f->rank[u] > 0 && f->nb_start[u] + f->npar[u] < f->nb_start[u + 1];)
+			u = f->nb[f->nb_start[u] + f->npar[u]].peer;
+		for (k = f->ls_start[u]; k < f->ls_start[u + 1] && !f->proxy[x]; k++)
+			if (f->ls[k].ca)
+				f->proxy[x] = f->ls[k].lid;
+	}
+}
+
+static void copy_proxies(struct ft *f)
+{
+	uint32_t s, x, k;
 
 	for (s = 0; s < f->nsw; s++) {
 		uint8_t *row = routes_lft(f->r, s);
-		const unsigned r = f->rank[s];
-		const uint32_t b = f->nb_start[s];
-		int nu = -1;
-		uint32_t nc = 0;
 
-		if (r == RANK_NONE || f->comp[s] != f->comp[x])
+		if (f->rank[s] == RANK_NONE)
 			continue;
-		if (s == x) {
-			for (k = 0; k < n; k++)
-				row[ds[k].lid] = t->lids[ds[k].lid].port;
-			continue;
+		for (x = 0; x < f->nsw; x++) {
+			if (!f->proxy[x] || x == s || f->comp[x] != f->comp[s])
+				continue;
+			for (k = f->ls_start[x]; k < f->ls_start[x + 1]; k++)
+				if (!f->ls[k].ca && row[f->ls[k].lid] == ROUTE_NONE)
+					row[f->ls[k].lid] = row[f->proxy[x]];
 		}
-		if (in_down(f, s)) {
-			/* down, along the designated path or to a child in DOWN */
-			for (e = b + f->npar[s]; e < f->nb_start[s + 1] && nc < 256; e++)
-				if (in_down(f, f->nb[e].peer))
-					cc[nc++] = e;
-			for (k = 0; k < n; k++) {
-				const struct dlid *d = &ds[k];
+	}
+}
 
-				if (f->path[k * P + r] == s && r > f->rank[x]) {
-					uint32_t c = f->path[k * P + r - 1];
-					uint32_t up = f->nb_start[c] + f->pidx[k * P + r - 1];
+/* every LID in every table, BLOCK destination switches at a time */
+static int route_all(struct ft *f)
+{
+	const struct ibsm_topo *t = f->t;
+	uint32_t x0, x, s, k;
+	int err;
 
-					e = b + f->nb[up].rev;
-				} else {
-					e = cc[(digit(f, d->j, r - 1) + d->l) % nc];
-				}
-				row[d->lid] = nb_port(f, e, d->j, d->l);
+	for (x0 = 0; x0 < f->nsw; x0 += BLOCK) {
+		uint32_t x1 = MIN(f->nsw, x0 + BLOCK);
+
+		memset(f->down, 0, f->nsw * sizeof(*f->down));
+		memset(f->upok, 0, f->nsw * sizeof(*f->upok));
+		memset(f->upok_known, 0, f->nsw * sizeof(*f->upok_known));
+		for (x = x0; x < x1; x++) {
+			if (f->ls_start[x] == f->ls_start[x + 1])
+				continue;
+			if (f->rank[x] == RANK_NONE) {
+				/* cut off from every end port: itself only */
+				for (k = f->ls_start[x]; k < f->ls_start[x + 1]; k++)
+					routes_lft(f->r, x)[f->ls[k].lid] = t->lids[f->ls[k].lid].port;
+				continue;
 			}
-			continue;
+			mark_down(f, x, x - x0);
+			designate(f, x);
 		}
-		for (k = 0; k < n; k++) {
-			const struct dlid *d = &ds[k];
-			uint32_t top = f->ptop[k];
-			uint8_t i = top == TOPO_NONE ? IDX_NONE : f->uptab[(size_t)s * f->ntops + top];
-
-			if (i != IDX_NONE && f->upmulti[s]) {
-				/* several parents reach the top: by digit */
-				uint32_t m = 0;
-
-				for (e = b; e < b + f->npar[s]; e++)
-					if (f->ut[(size_t)f->nb[e].peer * f->tw + top / 64] >>
-					    (top % 64) & 1)
-						mc[m++] = e;
-				e = mc[(digit(f, d->j, r) + d->l) % m];
-			} else if (i != IDX_NONE) {
-				e = b + i;
-			} else {
-				if (nu < 0) {
-					nu = 0;
-					for (e = b; e < b + f->npar[s]; e++)
-						if (in_down(f, f->nb[e].peer) ||
-						    ut_meets_dt(f, f->nb[e].peer))
-							uc[nu++] = e;
-				}
-				if (nu) {
-					e = uc[(digit(f, d->j, r) + digit(f, d->j, f->R) + d->l) %
-					       (uint32_t)nu];
-				} else if (d->ca && f->has_ca[s]) {
-					return engine_fail(f->r, -EINVAL,
-							   "no up*-down* route from switch 0x%016" PRIx64
-							   " to switch 0x%016" PRIx64
-							   " (no top switch above both)",
-							   t->sw[s].guid, t->sw[x].guid);
-				} else {
-					e = hop_next(f, s, x, d->j);
-					if (e == TOPO_NONE)
-						continue;
-				}
+		for (s = 0; s < f->nsw; s++) {
+			if (f->rank[s] == RANK_NONE)
+				continue;
+			for (x = x0; x < x1; x++) {
+				if (f->ls_start[x] == f->ls_start[x + 1] || f->rank[x] == RANK_NONE ||
+				    f->comp[s] != f->comp[x])
+					continue;
+				err = route_pair(f, s, x, x - x0);
+				if (err < 0)
+					return err;
 			}
-			row[d->lid] = nb_port(f, e, d->j, d->l);
 		}
 	}
 	return 0;
@@ -821,7 +924,7 @@ static void route_rows(struct ft *f)
 				if (i > K)
 					continue;
 				prev = c;
-				row[p->lid + l] = nb_port(f, b + c, q, l);
+				row[p->lid + l] = nb_port(f, b + c, (uint32_t)(digit(f, q, f->R) + l));
 			}
 		}
 	}
@@ -992,13 +1095,14 @@ static int rf_setup(struct refine *q)
 		x = q->src[i];
 		if (f->rank[x] == RANK_NONE)
 			continue;
-		mark_down(f, x);
+		memset(f->down, 0, f->nsw * sizeof(*f->down));
+		mark_down(f, x, 0);
 		for (s = 0; s < f->nsw; s++) {
 			if (f->rank[s] == RANK_NONE)
 				continue;
-			if (in_down(f, s))
+			if (in_down(f, s, 0))
 				m[s] = 1;
-			else if (ut_meets_dt(f, s))
+			else if (ut_meets_dt(f, s, 0))
 				m[s] = 2;
 		}
 	}
@@ -1377,10 +1481,14 @@ static void ft_free(struct ft *f)
 	free(f->ls);
 	free(f->down);
 	free(f->dt);
+	free(f->upok);
+	free(f->upok_known);
+	free(f->proxy);
 	free(f->queue);
 	free(f->path);
 	free(f->pidx);
 	free(f->ptop);
+	free(f->dg);
 	free(f->hops);
 }
 
@@ -1388,7 +1496,7 @@ int ftree_route(const struct ibsm_topo *t, struct ibsm_routes *r, const struct f
 {
 	static const struct ftree_opts none;
 	struct ft f = {.t = t, .r = r, .o = o ? o : &none, .nsw = t->nsw};
-	uint32_t s, maxn = 0;
+	size_t nl;
 	int err;
 
 	r->why[0] = '\0';
@@ -1405,6 +1513,8 @@ int ftree_route(const struct ibsm_topo *t, struct ibsm_routes *r, const struct f
 	f.role = eng_calloc(t->nep + 1, 1);
 	f.has_ca = eng_calloc(f.nsw, sizeof(*f.has_ca));
 	f.down = eng_calloc(f.nsw, sizeof(*f.down));
+	f.upok = eng_calloc(f.nsw, sizeof(*f.upok));
+	f.upok_known = eng_calloc(f.nsw, sizeof(*f.upok_known));
 	classify(&f);
 	if (!f.nca) {
 		err = engine_fail(r, -EINVAL, "no end ports with LIDs: nothing to route as a fat tree");
@@ -1419,17 +1529,17 @@ int ftree_route(const struct ibsm_topo *t, struct ibsm_routes *r, const struct f
 	build_uptab(&f);
 	order_destinations(&f);
 	bucket_lids(&f);
+	find_proxies(&f);
 
-	for (s = 0; s < f.nsw; s++)
-		maxn = MAX(maxn, f.ls_start[s + 1] - f.ls_start[s]);
-	f.path = eng_malloc(((size_t)maxn + 1) * (f.R + 1) * sizeof(*f.path));
-	f.pidx = eng_malloc(((size_t)maxn + 1) * (f.R + 1));
-	f.ptop = eng_malloc(((size_t)maxn + 1) * sizeof(*f.ptop));
-	for (s = 0; s < f.nsw; s++) {
-		err = route_to(&f, s);
-		if (err < 0)
-			goto out;
-	}
+	nl = f.ls_start[f.nsw] + 1;
+	f.path = eng_malloc(nl * (f.R + 1) * sizeof(*f.path));
+	f.pidx = eng_malloc(nl * (f.R + 1));
+	f.ptop = eng_malloc(nl * sizeof(*f.ptop));
+	f.dg = eng_malloc(nl * (f.R + 2) * sizeof(*f.dg));
+	err = route_all(&f);
+	if (err < 0)
+		goto out;
+	copy_proxies(&f);
 	if (f.R == 1)
 		route_rows(&f);
 	if (!f.o->no_refine)
@@ -1504,7 +1614,14 @@ static void ftree_fini(void *state)
 	free(st);
 }
 
-IBSM_ROUTING_ENGINE_EXPORT const struct ibsm_routing_engine ibsm_routing_engine = {
+/* tests link several engines into one program: there it goes by its own name */
+#ifdef IBSM_ROUTING_NO_EXPORT
+#define FTREE_ENGINE ftree_engine
+#else
+#define FTREE_ENGINE ibsm_routing_engine
+#endif
+
+IBSM_ROUTING_ENGINE_EXPORT const struct ibsm_routing_engine FTREE_ENGINE = {
 	.api_version = IBSM_ROUTING_API_VERSION,
 	.name = "ftree",
 	.summary = "fat trees: D-mod-K up*-down* routes, even in degraded trees",

@@ -1,6 +1,7 @@
 /*
- * updn.c: the up-down (Up* then Down*) routing engine plug-in (Schroeder et al., Autonet,
- * 1991): deadlock-free unicast tables on one VL for any connected fabric.
+ * updn.c: the up-down routing engine plug-in (up* then down*: Schroeder et
+ * al., Autonet, 1991): deadlock-free unicast tables on one VL for any
+ * connected fabric, never a fallback to anything else.
  *
  * Orientation. Every switch gets a place in one total order, and a hop
  * toward an earlier switch is "up". A legal path is zero or more up hops,
@@ -11,10 +12,12 @@
  * The order comes from roots: the switches of root_guid_file, or, found
  * here, the top of a fat tree (switches ranked by distance from the leaf
  * switches, those with end ports; when every link joins adjacent ranks,
- * the roots are the switches no neighbour outranks) or else the centre
- * switch (least eccentricity, then lowest GUID). A switch's rank is its
- * distance from the roots, and switches come in rank order, GUID breaking
- * ties.
+ * the roots are the switches no neighbour outranks), or else one root:
+ * of the most central switches (least eccentricity, then least distance
+ * to all, then lowest GUID) as many as a budget allows are tried, and the
+ * one giving the shortest legal paths between end ports wins. A switch's
+ * rank is its distance from the roots; switches come in rank order, GUIDs
+ * breaking ties.
  *
  * One difference from the textbook: with several roots that is not enough.
  * Two roots no up path joins (the cores of a fat tree, the spines of a
@@ -24,39 +27,48 @@
  * those pairs need routes, and routes outside the orientation would bring
  * the credit loops back. So the roots are joined first into a tree: from
  * the best connected root, each further root in turn hangs on the tree by
- * a shortest path, preferring to hang on the deepest part of the tree;
- * the switches of the tree come before every other switch, by their depth
- * in it. The order then has a single minimum, every switch has an up path
- * to it, and every pair a legal path. On a fat tree this costs nothing:
- * each root but the first has exactly one earlier neighbour, so every
- * shortest path between end ports stays legal (a walk up to a core and
- * down again never peaks anywhere).
+ * a shortest path, preferring to hang below the deepest part of it; the
+ * switches of the tree come before every other switch, by their depth in
+ * it. The order then has a single minimum, every switch has an up path to
+ * it, and every pair a legal path. On a fat tree this costs nothing: each
+ * root but the first has exactly one earlier neighbour, so every shortest
+ * path between end ports stays legal (a walk up to a core and down again
+ * never peaks anywhere).
  *
- * Tables. For each destination switch d, a breadth-first search backwards
- * from d over the states (switch, may still go up / must go down) gives
- * each switch its legal distance, 64 destinations at a time, one bit per
- * destination in a word per switch. A switch's table cannot know how a
- * packet arrived, so a switch that some neighbour sends down to must itself
- * go down: a switch is a "down" switch for d when it is reached by a down
- * hop from a down switch at its level (preferred: it stays usable to the
- * switches above it), else an "up" switch, reached by an up hop from any
- * switch one level nearer. Down switches forward only to down switches,
- * up switches only up, so every walk is a legal path and ends at d; one
- * can show every switch gets a level when the order has a single minimum.
- * Where a switch's shortest legal path runs down through a switch that
- * has a shorter way up, that path is lost (it would need the table to know
- * the packet's past) and the next best is taken.
+ * Distances. For each destination switch d, a breadth-first search
+ * backwards from d over the states (switch, may still go up / must go
+ * down) gives each switch its legal distance, 64 destinations at a time,
+ * one bit per destination in a word per switch: a switch is a "down"
+ * switch for d when a down hop leads to a down switch a level nearer
+ * (preferred: it stays usable to the switches above it), else an "up"
+ * switch, an up hop from any switch a level nearer. Down switches then
+ * forward only to down switches and up switches only up, so every walk is
+ * a legal path; with a single minimum in the order every switch gets a
+ * level (a switch's way up ends at the minimum, which d reaches upward).
  *
- * Balance. Each switch then spreads the LIDs over the ports that start a
- * path of its level, as min-hop does: the least loaded port, ties round
- * the different neighbours before parallel links, the LIDs of an LMC block
- * to different neighbours, destinations with the fewest ways first, switch
- * LIDs not counted. One addition: switches are done in order from the
- * bottom up, and each marks which LIDs it sends to the switch above it;
- * a switch with no end ports of its own balances the LIDs that really
- * arrive apart from those that do not, so two levels do not pick the same
- * pattern (without it, the aggregation switch that gets every fourth LID
- * of a k=8 fat tree sends them all to one core).
+ * Ways. A table cannot know how a packet arrived: a down switch that
+ * receives d's packets by a down link must send them on down, but one
+ * nobody sends down to may also go up, and must not lose that for
+ * nothing. plan_turns() decides it from the top of the order down: such a
+ * free switch takes its up ways and only the down ways to switches that
+ * lose nothing by it; every other down switch takes all its down ways and
+ * makes their switches go on down. Where a switch's shortest legal path
+ * runs down through a switch that has a shorter way up, that path is lost
+ * (it would need the table to know the packet's past) and the next best
+ * is taken.
+ *
+ * Balance. Each switch then spreads the LIDs over its ways of its level,
+ * as min-hop does: ties round the different neighbours before parallel
+ * links, the LIDs of an LMC block to different neighbours, destinations
+ * with the fewest ways first, switch LIDs not counted. Two changes. The
+ * LIDs of one destination switch go out in rounds over its ways, from the
+ * least loaded on, so that any permutation between two switches spreads
+ * evenly. And switches are done from the bottom of the order up, each
+ * marking which LIDs it sends up to the next: a switch with no end ports
+ * of its own balances the LIDs whose traffic really arrives there apart
+ * from the others, so that two levels do not repeat one pattern (else the
+ * aggregation switch that gets every fourth LID of a k=8 fat tree sends
+ * them all to one core); the others just go round.
  */
 #include "config.h"
 
@@ -73,9 +85,9 @@
 
 /* legal distances are kept in 7 bits; a longer legal path is refused */
 #define UPDN_MAX_LEVEL 120
-#define M_NONE 0xff /* m[]: no legal path */
-#define G_FORCED 1
-#define G_HASUP 2
+#define M_NONE	       0xff /* m[]: no legal path */
+#define G_FORCED       1
+#define G_HASUP	       2
 
 enum seg_kind { SEG_SWITCH, SEG_SINGLE, SEG_BLOCK };
 
@@ -83,7 +95,7 @@ enum seg_kind { SEG_SWITCH, SEG_SINGLE, SEG_BLOCK };
 struct lid_seg {
 	uint32_t start; /* in lid_v */
 	uint32_t len;
-	uint8_t kind;   /* enum seg_kind */
+	uint8_t kind; /* enum seg_kind */
 };
 
 struct updn {
@@ -91,13 +103,16 @@ struct updn {
 	struct ibsm_routes *r;
 	uint32_t nsw;
 	/* orientation */
-	uint32_t *comp;       /* connected component of each switch */
+	uint32_t *comp; /* connected component of each switch */
 	uint32_t ncomp;
 	uint8_t *is_root;
-	uint32_t *rank;       /* distance from the nearest root */
-	uint32_t *tdepth;     /* depth in the tree joining the roots, UINT32_MAX off it */
-	uint32_t *pos;        /* place in the order: u->v is up iff pos[v] < pos[u] */
-	uint32_t *by_pos;     /* the switches in that order */
+	uint32_t *cands; /* one component, no fat tree: root candidates, best first */
+	uint32_t ncands;
+	uint32_t cand_ecc; /* the centre's eccentricity */
+	uint32_t *rank;	   /* distance from the nearest root */
+	uint32_t *tdepth;  /* depth in the tree joining the roots, UINT32_MAX off it */
+	uint32_t *pos;	   /* place in the order: u->v is up iff pos[v] < pos[u] */
+	uint32_t *by_pos;  /* the switches in that order */
 	/*
 	 * m[u * nsw + d]: (legal distance from u to d << 1) | 1 when u goes up
 	 * to reach d, M_NONE when it cannot reach d (another component)
@@ -111,17 +126,17 @@ struct updn {
 	uint32_t *dn_start, *dn_peer; /* down neighbours of each switch, parallel links once */
 	uint32_t *up_start, *up_peer; /* up neighbours */
 	/* balance */
-	uint32_t *lid_start;  /* LIDs delivered by switch s: lid_v[lid_start[s] .. [s + 1]) */
+	uint32_t *lid_start; /* LIDs delivered by switch s: lid_v[lid_start[s] .. [s + 1]) */
 	uint16_t *lid_v;
-	uint32_t *seg_start;  /* the same LIDs in runs routed alike */
+	uint32_t *seg_start; /* the same LIDs in runs routed alike */
 	struct lid_seg *seg;
-	uint8_t *prank;       /* per link: earlier links to the same peer */
-	uint8_t *max_prank;   /* per switch */
-	uint8_t *lup;         /* per link: 1 when it goes up */
-	uint32_t *load_c;     /* per link: LIDs sent that carry traffic here */
-	uint32_t *load_n;     /* per link: LIDs sent that no end port here uses */
-	uint64_t *carry;      /* per switch, a bit per LID: traffic to it arrives here */
-	size_t cw;            /* words per switch in carry */
+	uint8_t *prank;	    /* per link: earlier links to the same peer */
+	uint8_t *max_prank; /* per switch */
+	uint8_t *lup;	    /* per link: 1 when it goes up */
+	uint32_t *load_c;   /* per link: LIDs sent that carry traffic here */
+	uint32_t *load_n;   /* per link: LIDs sent that no end port here uses */
+	uint64_t *carry;    /* per switch, a bit per LID: traffic to it arrives here */
+	size_t cw;	    /* words per switch in carry */
 	/* per switch being routed */
 	uint32_t cur;
 	uint32_t base;
@@ -129,14 +144,13 @@ struct updn {
 	uint32_t peer[256];
 	uint8_t *ncand;
 	uint64_t *mask;
-	uint8_t *upok;        /* per destination: the switch may go up */
-	uint8_t *dnall;       /* per destination: it may go down through any down switch */
+	uint8_t *upok;	/* per destination: the switch may go up */
+	uint8_t *dnall; /* per destination: it may go down through any down switch */
 	uint32_t *dorder;
 	uint8_t c[256];
-	uint8_t cs[256];      /* c sorted by load */
 	uint32_t nc;
 	uint32_t used[128];
-	uint32_t round;       /* LIDs given by fill_round */
+	uint32_t round;		 /* LIDs given by fill_round */
 	uint16_t *tmp_c, *tmp_n; /* a segment's LIDs split by whether they carry traffic */
 };
 
@@ -204,12 +218,36 @@ static void bfs_from(const struct updn *u, const uint8_t *src, uint32_t *dist)
 	free(q);
 }
 
+/* a candidate for the one root of a fabric that is no fat tree */
+struct cand {
+	uint32_t comp;
+	uint32_t ecc; /* eccentricity: hops to the farthest switch */
+	uint64_t sum; /* hops to all switches */
+	uint64_t guid;
+	uint32_t sw;
+};
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->comp != y->comp)
+		return x->comp < y->comp ? -1 : 1;
+	if (x->ecc != y->ecc)
+		return x->ecc < y->ecc ? -1 : 1;
+	if (x->sum != y->sum)
+		return x->sum < y->sum ? -1 : 1;
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
 /*
- * Roots found for each component: the top of a fat tree, else the centre. A fat tree shows itself by its ranks from the leaf switches:
- * every link joins adjacent ranks. Its roots are the switches no neighbour
- * outranks (not only those of the highest rank: an aggregation switch that
- * lost all its leaves ranks above the cores, and alone on top it would
- * make a poor root).
+ * Roots found for each component: the top of a fat tree, else one root,
+ * the centre: the least eccentricity, then the least hops to all others,
+ * then the lowest GUID. A fat tree shows itself by its ranks from the leaf
+ * switches: every link joins adjacent ranks. Its roots are the switches no
+ * neighbour outranks (not only those of the highest rank: an aggregation
+ * switch that lost all its leaves ranks above the cores, and alone on top
+ * it would make a poor root).
  */
 static int auto_roots(struct updn *u)
 {
@@ -252,40 +290,51 @@ static int auto_roots(struct updn *u)
 
 	if (centre) {
 		uint8_t *hops = engine_hop_matrix(t, &err);
-		uint32_t *ecc = eng_calloc(u->nsw, sizeof(*ecc));
+		struct cand *cd;
+		uint32_t n = 0;
 
 		if (!hops) {
-			free(ecc);
-			err = err == -ENOMEM ? engine_fail(u->r, err, "no memory for a %u x %u hop matrix",
-							   u->nsw, u->nsw)
-					     : engine_fail(u->r, err, "fabric is more than %u switch hops across",
-							   HOPS_INF - 1);
+			err = err == -ENOMEM
+				  ? engine_fail(u->r, err, "no memory for a %u x %u hop matrix",
+						u->nsw, u->nsw)
+				  : engine_fail(u->r, err,
+						"fabric is more than %u switch hops across",
+						HOPS_INF - 1);
 			goto out;
 		}
+		cd = eng_calloc(u->nsw, sizeof(*cd));
 		for (s = 0; s < u->nsw; s++) {
 			const uint8_t *row = hops + (size_t)s * u->nsw;
 
 			if (ft[u->comp[s]])
 				continue;
-			for (j = 0; j < u->nsw; j++)
-				if (row[j] != HOPS_INF && row[j] > ecc[s])
-					ecc[s] = row[j];
+			cd[n] = (struct cand){.comp = u->comp[s], .guid = t->sw[s].guid, .sw = s};
+			for (j = 0; j < u->nsw; j++) {
+				if (row[j] == HOPS_INF)
+					continue;
+				cd[n].ecc = MAX(cd[n].ecc, row[j]);
+				cd[n].sum += row[j];
+			}
+			n++;
 		}
+		qsort(cd, n, sizeof(*cd), cmp_cand);
 		for (c = 0; c < u->ncomp; c++)
 			best[c] = UINT32_MAX;
-		for (s = 0; s < u->nsw; s++) {
-			uint32_t *b = &best[u->comp[s]];
-
-			if (ft[u->comp[s]])
-				continue;
-			if (*b == UINT32_MAX || ecc[s] < ecc[*b] ||
-			    (ecc[s] == ecc[*b] && t->sw[s].guid < t->sw[*b].guid))
-				*b = s;
-		}
+		for (j = 0; j < n; j++)
+			if (best[cd[j].comp] == UINT32_MAX)
+				best[cd[j].comp] = cd[j].sw;
 		for (c = 0; c < u->ncomp; c++)
 			if (best[c] != UINT32_MAX)
 				u->is_root[best[c]] = 1;
-		free(ecc);
+		if (u->ncomp == 1 && n > 1) {
+			/* the centre first, then the next most central: search_root tries some */
+			u->cands = eng_malloc(n * sizeof(*u->cands));
+			for (j = 0; j < n; j++)
+				u->cands[j] = cd[j].sw;
+			u->ncands = n;
+			u->cand_ecc = cd[0].ecc;
+		}
+		free(cd);
 		free(hops);
 	}
 out:
@@ -336,7 +385,8 @@ static int pick_roots(struct updn *u, const uint64_t *roots, size_t nroots)
 				;
 			err = engine_fail(u->r, -EINVAL,
 					  "no root given among the switches connected to "
-					  "0x%016" PRIx64, t->sw[s].guid);
+					  "0x%016" PRIx64,
+					  t->sw[s].guid);
 			break;
 		}
 	} else {
@@ -381,7 +431,6 @@ static int join_roots(struct updn *u)
 	uint32_t s, c, j, nt = 0, left = 0, iter = 0;
 	int err = 0;
 
-	u->tdepth = eng_malloc((size_t)u->nsw * sizeof(*u->tdepth));
 	memset(u->tdepth, 0xff, (size_t)u->nsw * sizeof(*u->tdepth));
 	for (c = 0; c < u->ncomp; c++)
 		best[c] = UINT32_MAX;
@@ -483,8 +532,6 @@ static void order_switches(struct updn *u)
 		k[s].sw = s;
 	}
 	qsort(k, u->nsw, sizeof(*k), cmp_okey);
-	u->pos = eng_malloc((size_t)u->nsw * sizeof(*u->pos));
-	u->by_pos = eng_malloc((size_t)u->nsw * sizeof(*u->by_pos));
 	for (s = 0; s < u->nsw; s++) {
 		u->by_pos[s] = k[s].sw;
 		u->pos[k[s].sw] = s;
@@ -492,15 +539,11 @@ static void order_switches(struct updn *u)
 	free(k);
 }
 
-static int orient(struct updn *u, const uint64_t *roots, size_t nroots)
+/* rank from the roots, the tree joining them, the order */
+static int order_from_roots(struct updn *u)
 {
 	int err;
 
-	find_components(u);
-	err = pick_roots(u, roots, nroots);
-	if (err < 0)
-		return err;
-	u->rank = eng_malloc((size_t)u->nsw * sizeof(*u->rank));
 	bfs_from(u, u->is_root, u->rank);
 	err = join_roots(u);
 	if (err < 0)
@@ -511,29 +554,23 @@ static int orient(struct updn *u, const uint64_t *roots, size_t nroots)
 
 /* --- legal distances --- */
 
-/*
- * The level-synchronous search of the top of the file, 64 destinations at
- * once: bit i of a word stands for destination s0 + i. At each level a
- * switch joins as a down switch when a down link leads to a down switch of
- * the last level, else as an up switch when an up link leads to any switch
- * of the last level.
- */
-static int legal_lengths(struct updn *u)
+/* down and up neighbours of each switch apart, parallel links once */
+static void split_links(struct updn *u)
 {
 	const struct ibsm_topo *t = u->t;
-	const size_t nsw = u->nsw;
-	uint32_t *dn_start, *up_start, *dn_peer, *up_peer, s, j, nd = 0, na = 0, s0;
-	uint64_t *seen, *fdn, *fall, *ndn, *nall;
-	int err = 0;
+	uint32_t s, j, nd = 0, na = 0;
 
-	/* down and up neighbours apart, parallel links once */
-	dn_start = u->dn_start = eng_calloc(nsw + 1, sizeof(*dn_start));
-	up_start = u->up_start = eng_calloc(nsw + 1, sizeof(*up_start));
-	dn_peer = u->dn_peer = eng_malloc((t->nlinks + 1) * sizeof(*dn_peer));
-	up_peer = u->up_peer = eng_malloc((t->nlinks + 1) * sizeof(*up_peer));
-	for (s = 0; s < nsw; s++) {
-		dn_start[s] = nd;
-		up_start[s] = na;
+	free(u->dn_start);
+	free(u->up_start);
+	free(u->dn_peer);
+	free(u->up_peer);
+	u->dn_start = eng_calloc((size_t)u->nsw + 1, sizeof(*u->dn_start));
+	u->up_start = eng_calloc((size_t)u->nsw + 1, sizeof(*u->up_start));
+	u->dn_peer = eng_malloc(((size_t)t->nlinks + 1) * sizeof(*u->dn_peer));
+	u->up_peer = eng_malloc(((size_t)t->nlinks + 1) * sizeof(*u->up_peer));
+	for (s = 0; s < u->nsw; s++) {
+		u->dn_start[s] = nd;
+		u->up_start[s] = na;
 		for (j = t->sw[s].adj; j < t->sw[s].adj + t->sw[s].nadj; j++) {
 			uint32_t p = t->links[j].peer, k;
 			bool dup = false;
@@ -543,19 +580,32 @@ static int legal_lengths(struct updn *u)
 			if (dup)
 				continue;
 			if (u->pos[p] < u->pos[s])
-				up_peer[na++] = p;
+				u->up_peer[na++] = p;
 			else
-				dn_peer[nd++] = p;
+				u->dn_peer[nd++] = p;
 		}
 	}
-	dn_start[nsw] = nd;
-	up_start[nsw] = na;
+	u->dn_start[u->nsw] = nd;
+	u->up_start[u->nsw] = na;
+}
 
-	u->m = malloc(nsw * nsw);
-	if (!u->m)
-		return engine_fail(u->r, -ENOMEM, "no memory for a %zu x %zu distance matrix", nsw,
-				   nsw);
-	memset(u->m, M_NONE, nsw * nsw);
+/*
+ * The level-synchronous search of the top of the file, 64 destinations at
+ * once: bit i of a word stands for destination s0 + i. At each level a
+ * switch joins as a down switch when a down link leads to a down switch of
+ * the last level, else as an up switch when an up link leads to any switch
+ * of the last level. Fills u->m; or, with cost, only adds up the distances
+ * between end ports (w[] end ports per switch) there.
+ */
+static int legal_search(struct updn *u, const uint32_t *w, uint64_t *cost)
+{
+	const size_t nsw = u->nsw;
+	const uint32_t *dn_start = u->dn_start, *up_start = u->up_start;
+	const uint32_t *dn_peer = u->dn_peer, *up_peer = u->up_peer;
+	uint64_t *seen, *fdn, *fall, *ndn, *nall;
+	uint32_t s, j, s0;
+	int err = 0;
+
 	seen = eng_calloc(nsw, sizeof(*seen));
 	fdn = eng_calloc(nsw, sizeof(*fdn));
 	fall = eng_calloc(nsw, sizeof(*fall));
@@ -570,7 +620,8 @@ static int legal_lengths(struct updn *u)
 		memset(fall, 0, nsw * sizeof(*fall));
 		for (j = 0; j < nsrc; j++) {
 			seen[s0 + j] = fdn[s0 + j] = fall[s0 + j] = 1ull << j;
-			u->m[(size_t)(s0 + j) * nsw + s0 + j] = 0;
+			if (!cost)
+				u->m[(size_t)(s0 + j) * nsw + s0 + j] = 0;
 		}
 		while (more) {
 			uint64_t *tmp;
@@ -589,8 +640,7 @@ static int legal_lengths(struct updn *u)
 				nall[s] = (ad | aa) & fresh;
 			}
 			for (s = 0; s < nsw; s++) {
-				uint8_t *row = u->m + (size_t)s * nsw + s0;
-				uint64_t b = nall[s];
+				uint64_t b = nall[s], sum = 0;
 
 				if (!b)
 					continue;
@@ -602,12 +652,17 @@ static int legal_lengths(struct updn *u)
 				}
 				more = true;
 				seen[s] |= b;
-				while (b) {
+				for (; b; b &= b - 1) {
 					unsigned i = (unsigned)__builtin_ctzll(b);
 
-					row[i] = (uint8_t)(level << 1 | !((ndn[s] >> i) & 1));
-					b &= b - 1;
+					if (cost)
+						sum += w[s0 + i];
+					else
+						u->m[(size_t)s * nsw + s0 + i] =
+						    (uint8_t)(level << 1 | !((ndn[s] >> i) & 1));
 				}
+				if (cost)
+					*cost += sum * w[s] * level;
 			}
 			tmp = fdn;
 			fdn = ndn;
@@ -624,6 +679,23 @@ static int legal_lengths(struct updn *u)
 	free(fall);
 	free(ndn);
 	free(nall);
+	return err;
+}
+
+static int legal_lengths(struct updn *u)
+{
+	const struct ibsm_topo *t = u->t;
+	const size_t nsw = u->nsw;
+	uint32_t s, j;
+	int err;
+
+	split_links(u);
+	u->m = malloc(nsw * nsw);
+	if (!u->m)
+		return engine_fail(u->r, -ENOMEM, "no memory for a %zu x %zu distance matrix", nsw,
+				   nsw);
+	memset(u->m, M_NONE, nsw * nsw);
+	err = legal_search(u, NULL, NULL);
 
 	/* every pair of a component has a legal path (see the top of the file) */
 	for (s = 0; s < nsw && !err; s++) {
@@ -640,6 +712,75 @@ static int legal_lengths(struct updn *u)
 	}
 	return err;
 }
+
+/* --- the root of a fabric that is no fat tree --- */
+
+/* legal path search over the switches: the work is at most about this many steps */
+#define SEARCH_BUDGET 200000000ull
+
+/*
+ * Up*-down* paths all climb toward the root, so where the root is matters
+ * more than being central: try the most central candidates, as many as a
+ * budget allows (all of them on small fabrics), and keep the one whose
+ * legal paths between end ports are shortest in total (ties: the more
+ * central). Fewer hops also means less load: the paths avoid the detours
+ * that crowd the links near a badly placed root.
+ */
+static void search_root(struct updn *u)
+{
+	const struct ibsm_topo *t = u->t;
+	uint32_t *w = eng_calloc(u->nsw, sizeof(*w)), best = u->cands[0], s, i, k;
+	uint64_t best_cost = UINT64_MAX, step, nep = 0;
+	int err;
+
+	for (s = 0; s < u->nsw; s++)
+		nep += w[s] = t->sw[s].nep;
+	if (!nep)
+		for (s = 0; s < u->nsw; s++)
+			w[s] = 1; /* switches only: their own distances */
+	/* one try: a pass over the links per level, for every 64 destinations */
+	step = ((uint64_t)u->nsw + 63) / 64 * ((uint64_t)t->nlinks + u->nsw) *
+	       (2ull * u->cand_ecc + 2);
+	k = (uint32_t)MIN((uint64_t)u->ncands, MAX(1ull, SEARCH_BUDGET / MAX(step, 1ull)));
+	for (i = 0; i < k && k > 1; i++) {
+		uint64_t cost = 0;
+
+		memset(u->is_root, 0, u->nsw);
+		u->is_root[u->cands[i]] = 1;
+		err = order_from_roots(u);
+		if (!err) {
+			split_links(u);
+			err = legal_search(u, w, &cost);
+		}
+		if (!err && cost < best_cost) {
+			best_cost = cost;
+			best = u->cands[i];
+		}
+	}
+	u->r->why[0] = '\0'; /* a candidate's failure is not the run's */
+	memset(u->is_root, 0, u->nsw);
+	u->is_root[best] = 1;
+	free(w);
+}
+
+static int orient(struct updn *u, const uint64_t *roots, size_t nroots)
+{
+	int err;
+
+	find_components(u);
+	err = pick_roots(u, roots, nroots);
+	if (err < 0)
+		return err;
+	u->rank = eng_malloc((size_t)u->nsw * sizeof(*u->rank));
+	u->tdepth = eng_malloc((size_t)u->nsw * sizeof(*u->tdepth));
+	u->pos = eng_malloc((size_t)u->nsw * sizeof(*u->pos));
+	u->by_pos = eng_malloc((size_t)u->nsw * sizeof(*u->by_pos));
+	if (u->ncands)
+		search_root(u);
+	return order_from_roots(u);
+}
+
+/* --- ways --- */
 
 /*
  * The loops over a pair of rows of m, for every destination, run in
@@ -666,8 +807,8 @@ static inline uint8_t cheap(uint8_t g)
 }
 
 /* gs[d] |= G_HASUP where the neighbour whose row is mv is an up way of s's level */
-static void mark_hasup(uint8_t *restrict gs, const uint8_t *restrict ms,
-		       const uint8_t *restrict mv, size_t n)
+static void mark_hasup(uint8_t *restrict gs, const uint8_t *restrict ms, const uint8_t *restrict mv,
+		       size_t n)
 {
 	size_t d0 = 0, j;
 
@@ -705,17 +846,20 @@ static void mark_forced(uint8_t *restrict gv, const uint8_t *restrict all,
  * but it forces the switch below to give up its up ways: a spine with no
  * end ports would take away half the ports of the leaf below it.
  */
-static void plan_turns(struct updn *u)
+static int plan_turns(struct updn *u)
 {
 	const size_t nsw = u->nsw;
-	uint8_t *all = eng_malloc(nsw);
+	uint8_t *all;
 	uint32_t s, i, j;
 
-	u->g = eng_calloc(nsw, nsw);
+	u->g = calloc(nsw, nsw);
+	if (!u->g)
+		return engine_fail(u->r, -ENOMEM, "no memory for a %zu x %zu matrix", nsw, nsw);
+	all = eng_malloc(nsw);
 	for (s = 0; s < nsw; s++)
 		for (j = u->up_start[s]; j < u->up_start[s + 1]; j++)
-			mark_hasup(u->g + s * nsw, u->m + s * nsw, u->m + (size_t)u->up_peer[j] * nsw,
-				   nsw);
+			mark_hasup(u->g + s * nsw, u->m + s * nsw,
+				   u->m + (size_t)u->up_peer[j] * nsw, nsw);
 	for (i = 0; i < nsw; i++) {
 		const uint8_t *mx, *gx;
 		uint32_t d;
@@ -730,6 +874,7 @@ static void plan_turns(struct updn *u)
 				    u->m + (size_t)u->dn_peer[j] * nsw, nsw);
 	}
 	free(all);
+	return 0;
 }
 
 /* --- balance --- */
@@ -761,7 +906,7 @@ static void bucket_lids(struct updn *u)
 		u->seg_start[s] = n;
 		for (k = u->lid_start[s]; k < u->lid_start[s + 1]; k++) {
 			const struct topo_lid *x = &t->lids[u->lid_v[k]];
-			uint8_t kind = x->ep == TOPO_NONE	? SEG_SWITCH
+			uint8_t kind = x->ep == TOPO_NONE  ? SEG_SWITCH
 				       : t->eps[x->ep].lmc ? SEG_BLOCK
 							   : SEG_SINGLE;
 			struct lid_seg *prev = n > u->seg_start[s] ? &u->seg[n - 1] : NULL;
@@ -834,41 +979,25 @@ static inline void give(struct updn *u, uint8_t *row, uint16_t lid, uint32_t c, 
 
 /*
  * Give the n single LIDs of one destination switch to the candidates in
- * rounds, the least loaded first (the first of equals): LID k goes to the
- * (k mod nc)-th. Every candidate gets n / nc LIDs or one more, so a shift
- * or any other permutation between two switches spreads evenly; weighing
- * each LID by the load alone would, where candidate sets differ (a leaf
- * that lost an uplink), send all of one switch's LIDs to a port others
- * left idle. Where loads are all equal, rounds in the candidates' order
- * are what a level-by-level fill gives.
+ * rounds, from the least loaded one (the first of equals) on: every
+ * candidate gets n / nc LIDs or one more, so that a shift or any other
+ * permutation between two switches spreads evenly. Weighing each LID by
+ * the load alone would, where candidate sets differ (a leaf that lost an
+ * uplink), send all of one switch's LIDs to a port others left idle.
+ * Where loads differ by one at most, as they mostly do, this is what a
+ * least-loaded fill gives.
  */
 static void fill_level(struct updn *u, uint8_t *row, const uint16_t *lids, uint32_t n,
 		       uint32_t *load, bool mark)
 {
 	const uint32_t nc = u->nc, base = u->base;
-	uint32_t k, i, lo = UINT32_MAX, hi = 0;
-	uint8_t *c = u->c;
+	const uint8_t *c = u->c;
+	uint32_t k, i, i0 = 0;
 
-	if (!n)
-		return;
-	for (i = 0; i < nc; i++) {
-		lo = MIN(lo, load[base + c[i]]);
-		hi = MAX(hi, load[base + c[i]]);
-	}
-	if (lo != hi) {
-		/* a stable insertion sort by load: nc is a switch's port count at most */
-		memcpy(u->cs, c, nc);
-		c = u->cs;
-		for (i = 1; i < nc; i++) {
-			uint8_t x = c[i];
-			uint32_t j = i;
-
-			for (; j > 0 && load[base + c[j - 1]] > load[base + x]; j--)
-				c[j] = c[j - 1];
-			c[j] = x;
-		}
-	}
-	for (k = 0, i = 0; k < n; k++) {
+	for (i = 1; i < nc; i++)
+		if (load[base + c[i]] < load[base + c[i0]])
+			i0 = i;
+	for (k = 0, i = i0; k < n; k++) {
 		give(u, row, lids[k], base + c[i], mark);
 		load[base + c[i]]++;
 		if (++i == nc)
@@ -898,8 +1027,7 @@ static void fill_round(struct updn *u, uint8_t *row, const uint16_t *lids, uint3
 }
 
 /* the LIDs of one LMC block: least loaded, but a new neighbour first */
-static void fill_block(struct updn *u, uint8_t *row, const uint16_t *lids, uint32_t n,
-		       bool src)
+static void fill_block(struct updn *u, uint8_t *row, const uint16_t *lids, uint32_t n, bool src)
 {
 	const struct topo_link *links = u->t->links;
 	uint32_t nused = 0, k, i, m;
@@ -976,17 +1104,17 @@ static void route_dest(struct updn *u, uint8_t *row, uint32_t d)
  * any switch a level nearer; a down link (sel = dnall) to a down switch a
  * level nearer, where s goes down through all such or v is cheap.
  */
-static void cand_bits(uint64_t *restrict mk, uint32_t nw, uint64_t bit,
-		      const uint8_t *restrict ms, const uint8_t *restrict mv,
-		      const uint8_t *restrict gv, const uint8_t *restrict sel, bool up, size_t n)
+static void cand_bits(uint64_t *restrict mk, uint32_t nw, uint64_t bit, const uint8_t *restrict ms,
+		      const uint8_t *restrict mv, const uint8_t *restrict gv,
+		      const uint8_t *restrict sel, bool up, size_t n)
 {
 	size_t d0 = 0, j;
 
 	if (nw == 1 && up) {
 		for (; d0 + BLOCK <= n; d0 += BLOCK)
 			for (j = 0; j < BLOCK; j++)
-				mk[d0 + j] |= bit & -(uint64_t)up_cand(sel[d0 + j], ms[d0 + j],
-								       mv[d0 + j]);
+				mk[d0 + j] |=
+				    bit & -(uint64_t)up_cand(sel[d0 + j], ms[d0 + j], mv[d0 + j]);
 	} else if (nw == 1) {
 		for (; d0 + BLOCK <= n; d0 += BLOCK)
 			for (j = 0; j < BLOCK; j++)
@@ -994,9 +1122,9 @@ static void cand_bits(uint64_t *restrict mk, uint32_t nw, uint64_t bit,
 								(sel[d0 + j] | cheap(gv[d0 + j])));
 	}
 	for (; d0 < n; d0++)
-		mk[d0 * nw] |= bit & -(uint64_t)(up ? up_cand(sel[d0], ms[d0], mv[d0])
-						    : down_cand(ms[d0], mv[d0]) &
-							  (sel[d0] | cheap(gv[d0])));
+		mk[d0 * nw] |=
+		    bit & -(uint64_t)(up ? up_cand(sel[d0], ms[d0], mv[d0])
+					 : down_cand(ms[d0], mv[d0]) & (sel[d0] | cheap(gv[d0])));
 }
 
 /*
@@ -1096,6 +1224,7 @@ static void updn_free(struct updn *u)
 {
 	free(u->comp);
 	free(u->is_root);
+	free(u->cands);
 	free(u->rank);
 	free(u->tdepth);
 	free(u->pos);
@@ -1163,19 +1292,25 @@ int updn_route(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots,
 	err = orient(&u, roots, nroots);
 	if (!err)
 		err = legal_lengths(&u);
+	if (!err)
+		err = plan_turns(&u);
+	if (!err) {
+		u.cw = ((size_t)t->max_lid + 64) / 64;
+		u.carry = calloc((size_t)t->nsw * u.cw, sizeof(*u.carry));
+		if (!u.carry)
+			err = engine_fail(r, -ENOMEM, "no memory for %u x %zu LID bits", t->nsw,
+					  u.cw * 64);
+	}
 	if (err) {
 		memset(r->lft, ROUTE_NONE, (size_t)r->nsw * r->stride);
 		updn_free(&u);
 		return err;
 	}
 
-	plan_turns(&u);
 	bucket_lids(&u);
 	rank_links(&u);
 	u.load_c = eng_calloc(t->nlinks, sizeof(*u.load_c));
 	u.load_n = eng_calloc(t->nlinks, sizeof(*u.load_n));
-	u.cw = ((size_t)t->max_lid + 64) / 64;
-	u.carry = eng_calloc((size_t)t->nsw * u.cw, sizeof(*u.carry));
 	u.ncand = eng_calloc(t->nsw, 1);
 	u.mask = eng_calloc((size_t)t->nsw * 4, sizeof(*u.mask));
 	u.upok = eng_calloc(t->nsw, 1);
@@ -1193,9 +1328,9 @@ int updn_route(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots,
 /* --- the plug-in --- */
 
 struct updn_state {
-	uint64_t *roots;  /* from root_guid_file, NULL: found in each run */
+	uint64_t *roots; /* from root_guid_file, NULL: found in each run */
 	size_t nroots;
-	int err;          /* root_guid_file could not be used: every run fails with why */
+	int err; /* root_guid_file could not be used: every run fails with why */
 	char why[256];
 };
 
@@ -1255,11 +1390,11 @@ static void updn_fini(void *state)
 #endif
 
 IBSM_ROUTING_ENGINE_EXPORT const struct ibsm_routing_engine UPDN_ENGINE = {
-	.api_version = IBSM_ROUTING_API_VERSION,
-	.name = "updn",
-	.summary = "up*/down*: deadlock-free on one VL on any topology, roots from "
-		   "root_guid_file or found",
-	.init = updn_init,
-	.route = updn_engine_route,
-	.fini = updn_fini,
+    .api_version = IBSM_ROUTING_API_VERSION,
+    .name = "updn",
+    .summary = "up*/down*: deadlock-free on one VL on any topology, roots from "
+	       "root_guid_file or found",
+    .init = updn_init,
+    .route = updn_engine_route,
+    .fini = updn_fini,
 };
