@@ -244,10 +244,12 @@ struct ibsm_umad *umad_backend_open(struct event_base *base, uint64_t guid,
 	u->agent_smi = register_agent(u->portid, IBSM_CLASS_SMI, 1, 0);
 	u->agent_dr = register_agent(u->portid, IBSM_CLASS_SMI_DIRECT, 1, 0);
 	/*
-	 * The SA agent also keeps umad2sim alive: it crashes when a MAD
-	 * arrives for a class no agent is registered for.
+	 * The SA agent does RMPP itself (lib/mad/rmpp.c), so it registers
+	 * without kernel RMPP: the kernel would otherwise take the ACKs. It
+	 * also keeps umad2sim alive, which crashes when a MAD arrives for a
+	 * class no agent is registered for.
 	 */
-	u->agent_sa = register_agent(u->portid, IBSM_CLASS_SA, 2, 1);
+	u->agent_sa = register_agent(u->portid, IBSM_CLASS_SA, 2, 0);
 	if (u->agent_smi < 0 || u->agent_dr < 0 || u->agent_sa < 0) {
 		log_warnx("cannot register the smi agents on %s port %d (another sm running?)",
 			  desc->ca, desc->port);
@@ -285,7 +287,7 @@ static int umad_send_op(void *ctx, const uint8_t *mad, size_t len, const struct 
 			unsigned timeout_ms)
 {
 	struct ibsm_umad *u = ctx;
-	uint8_t buf[512];
+	uint8_t buf[1024];
 	int agent, r;
 
 	if (umad_size() + len > sizeof(buf))

@@ -27,6 +27,7 @@ struct ibsm_lidmgr;
 struct ibsm_topo;
 struct sweep;
 struct route_job;
+struct ibsm_sa;
 
 /* what one sweep did */
 struct ibsm_sweep_result {
@@ -96,6 +97,7 @@ struct ibsm_sm {
 	struct ibsm_conf *deferred_conf; /* reload waiting for routing to finish */
 
 	struct ibsm_events events;     /* the last events, for the events view */
+	struct ibsm_sa *sa;            /* the Subnet Administrator (sa/sa.c) */
 	struct ibsm_routing_info {
 		char engine[32];       /* engine that made the routes in use */
 		uint64_t ms;           /* how long it took */

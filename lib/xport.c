@@ -46,6 +46,7 @@ struct slot {
 struct handler {
 	ibsm_xport_handler fn;
 	void *arg;
+	unsigned flags; /* XPORT_UNMATCHED_TO_HANDLER */
 };
 
 struct ibsm_xport {
@@ -387,7 +388,15 @@ void xport_input(struct ibsm_xport *x, const uint8_t *mad, size_t len,
 	}
 	if (method & IBSM_METHOD_RESP) {
 		s = slot_by_tid(x, mad_tid32(mad));
-		if (!s || s->req->mgmt_class != mclass) {
+		if (s && s->req->mgmt_class != mclass)
+			s = NULL;
+		if (!s && (x->handlers[mclass].flags & XPORT_UNMATCHED_TO_HANDLER)) {
+			/* the handler's, not a late answer to us (e.g. an RMPP ACK) */
+			x->st.unsolicited++;
+			x->handlers[mclass].fn(x->handlers[mclass].arg, mad, len, from);
+			return;
+		}
+		if (!s) {
 			x->st.unmatched++;
 			log_rl(&x->rl, IBSM_LOG_DEBUG,
 			       "dropped unmatched response tid 0x%08x class 0x%02x attr 0x%02x%02x",
@@ -416,8 +425,15 @@ void xport_input(struct ibsm_xport *x, const uint8_t *mad, size_t len,
 
 void xport_register(struct ibsm_xport *x, uint8_t mgmt_class, ibsm_xport_handler h, void *arg)
 {
+	xport_register_flags(x, mgmt_class, h, arg, 0);
+}
+
+void xport_register_flags(struct ibsm_xport *x, uint8_t mgmt_class, ibsm_xport_handler h,
+			  void *arg, unsigned flags)
+{
 	x->handlers[mgmt_class].fn = h;
 	x->handlers[mgmt_class].arg = arg;
+	x->handlers[mgmt_class].flags = h ? flags : 0;
 }
 
 void xport_set_space_cb(struct ibsm_xport *x, void (*cb)(void *arg), void *arg)

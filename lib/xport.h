@@ -92,6 +92,18 @@ void xport_input(struct ibsm_xport *x, const uint8_t *mad, size_t len,
 /* unsolicited requests of this management class go to h (NULL to remove);
  * class 0x01 and 0x81 are registered separately */
 void xport_register(struct ibsm_xport *x, uint8_t mgmt_class, ibsm_xport_handler h, void *arg);
+
+/*
+ * xport_register_flags flags. XPORT_UNMATCHED_TO_HANDLER: responses (R bit
+ * set) of the class that match none of our own requests go to h too,
+ * counted as unsolicited rather than unmatched (RMPP ACKs from receivers
+ * that keep the DATA's response method).
+ */
+#define XPORT_UNMATCHED_TO_HANDLER 0x1u
+/* xport_register with flags; xport_register is this with flags 0 */
+void xport_register_flags(struct ibsm_xport *x, uint8_t mgmt_class, ibsm_xport_handler h,
+			  void *arg, unsigned flags);
+
 /* called whenever the queue has room again (fewer than window requests
  * waiting), so producers can generate requests lazily; NULL to remove */
 void xport_set_space_cb(struct ibsm_xport *x, void (*cb)(void *arg), void *arg);

@@ -15,8 +15,9 @@
  *
  * Routes: Zahavi's D-mod-K, generalised to degraded trees. Each destination
  * LID has a designated path: from its switch up, at rank r the parent number
- * (j / W_r + l) mod (parents there), W_r the product of the nominal
- * up-degrees below r, l the LID's offset in its LMC block. The path ends at
+ * ((j + l) / W_r) mod (parents there), W_r the product of the nominal
+ * up-degrees below r, l the LID's offset in its LMC block (so the LIDs of a
+ * block take different paths). The path ends at
  * the LID's designated top switch. The switches from which the destination
  * switch is reached going only down (DOWN) route down, along the designated
  * path where they are on it. Every other switch routes up: towards the
@@ -121,13 +122,12 @@ struct ft {
 	uint64_t *down;
 	uint64_t *dt;       /* BLOCK x tw */
 	uint64_t *upok, *upok_known; /* bit b: s has an up*-down* route to x */
-	uint16_t *proxy;    /* per switch: an end port LID below it, 0 if none */
 	uint32_t *queue;
 	/* per LID (in ls order) */
 	uint32_t *path;     /* the switch of its designated path at each rank */
 	uint8_t *pidx;      /* the parent the path takes at each rank */
 	uint32_t *ptop;     /* its top's index */
-	uint32_t *dg;       /* j / W_r + l at each rank r, and above the top */
+	uint32_t *dg;       /* (j + l) / W_r at each rank r, and above the top */
 	uint8_t *hops;      /* lazily: for routes that cannot be up*-down* */
 	int hops_err;
 };
@@ -265,7 +265,6 @@ static int rank_switches(struct ft *f)
 	const struct ibsm_topo *t = f->t;
 	const struct ftree_opts *o = f->o;
 	bool *src = eng_calloc(f->nsw, sizeof(*src));
-	bool *comp_src = eng_calloc(f->nsw, sizeof(*comp_src));
 	uint32_t s, k, e, nroots = 0;
 
 	for (s = 0; s < f->nsw && o->nroots; s++)
@@ -285,39 +284,37 @@ static int rank_switches(struct ft *f)
 			if (f->rank[s] != RANK_NONE)
 				f->rank[s] = (uint8_t)(maxl - f->rank[s]);
 	} else {
-		/* leaves: switches with compute nodes; in a part of the fabric
-		 * with I/O nodes only, those */
+		/*
+		 * Leaves: switches with end ports, less those linked to one with
+		 * more compute nodes, or as many and more end ports: an I/O
+		 * node's switch higher up. Two alike are refused below.
+		 */
+		uint32_t *ncn = eng_calloc(f->nsw, sizeof(*ncn));
+
 		for (s = 0; s < f->nsw; s++)
 			for (e = t->sw[s].ep; e < t->sw[s].ep + t->sw[s].nep; e++)
-				if (f->role[e] == ROLE_CN) {
+				if (f->role[e] != ROLE_NONE) {
 					src[s] = true;
-					comp_src[f->comp[s]] = true;
+					ncn[s] += f->role[e] == ROLE_CN;
 				}
-		for (s = 0; s < f->nsw; s++)
-			if (f->has_ca[s] && !comp_src[f->comp[s]])
-				src[s] = true;
-		bfs_rank(f, src, f->rank);
-		/*
-		 * End ports on two linked switches: one of them is not a leaf but
-		 * an I/O node's switch higher up. The one with fewer end ports
-		 * goes; if they have as many, the tree is refused below.
-		 */
 		for (s = 0; s < f->nsw; s++) {
 			for (k = t->sw[s].adj; k < t->sw[s].adj + t->sw[s].nadj; k++) {
 				uint32_t p = t->links[k].peer;
+				uint64_t ks = (uint64_t)ncn[s] << 32 | t->sw[s].nep;
+				uint64_t kp = (uint64_t)ncn[p] << 32 | t->sw[p].nep;
 
-				if (!src[s] || !src[p] || f->rank[s] != f->rank[p])
+				if (!src[s] || !src[p])
 					continue;
-				if (t->sw[s].nep < t->sw[p].nep)
+				if (ks < kp)
 					src[s] = false;
-				else if (t->sw[p].nep < t->sw[s].nep)
+				else if (kp < ks)
 					src[p] = false;
 			}
 		}
+		free(ncn);
 		bfs_rank(f, src, f->rank);
 	}
 	free(src);
-	free(comp_src);
 
 	for (s = 0; s < f->nsw; s++) {
 		if (f->rank[s] == RANK_NONE)
@@ -677,7 +674,7 @@ static void mark_down(struct ft *f, uint32_t x, unsigned b)
 }
 
 /*
- * The digits of each LID of x (j / W_r + l at each rank r, divided once
+ * The digits of each LID of x ((j + l) / W_r at each rank r, divided once
  * here rather than per switch) and its designated path, up from x.
  */
 static void designate(struct ft *f, uint32_t x)
@@ -690,8 +687,9 @@ static void designate(struct ft *f, uint32_t x)
 		const struct dlid *d = &f->ls[k];
 		uint32_t *dg = f->dg + (size_t)k * (P + 1), u = x;
 
+		/* the LIDs of a block as consecutive indexes: different tops */
 		for (r = 0; r <= P; r++)
-			dg[r] = (uint32_t)(digit(f, d->j, r) + d->l);
+			dg[r] = (uint32_t)digit(f, d->j + d->l, r);
 		f->path[(size_t)k * P + f->rank[x]] = x;
 		while (f->npar[u]) {
 			unsigned ru = f->rank[u];
@@ -767,14 +765,14 @@ static int route_pair(struct ft *f, uint32_t s, uint32_t x, unsigned b)
 							uc[nu++] = e;
 			}
 			if (nu) {
-				e = uc[(dg[r] + dg[P] - d->l) % (uint32_t)nu];
+				e = uc[(dg[r] + dg[P]) % (uint32_t)nu];
 			} else if (d->ca && f->has_ca[s]) {
 				return engine_fail(f->r, -EINVAL,
 						   "no up*-down* route from switch 0x%016" PRIx64
 						   " to switch 0x%016" PRIx64 " (no top switch above both)",
 						   t->sw[s].guid, t->sw[x].guid);
-			} else if (!d->ca && f->proxy[x]) {
-				continue; /* copy_proxies() */
+			} else if (!d->ca) {
+				continue; /* route_valleys() */
 			} else {
 				/* no up*-down* route at all: a shortest path */
 				if (nh < 0)
@@ -787,49 +785,6 @@ static int route_pair(struct ft *f, uint32_t s, uint32_t x, unsigned b)
 		row[d->lid] = nb_port(f, e, dg[P]);
 	}
 	return 0;
-}
-
-/*
- * A switch LID has no up*-down* route from switches that reach none of the
- * tops above it (from another top switch). There, it is routed as an end
- * port below it is: that route gets to a switch with an up*-down* route to
- * the switch or to the end port's, which is one. No loop: the end port's
- * routes have none, and the up*-down* routes never leave the switches that
- * have them.
- */
-static void find_proxies(struct ft *f)
-{
-	uint32_t x, u, k;
-
-	f->proxy = eng_calloc(f->nsw, sizeof(*f->proxy));
-	for (x = 0; x < f->nsw; x++) {
-		if (f->rank[x] == RANK_NONE || !f->rank[x])
-			continue;
-		for (u = x; f->rank[u] > 0 && f->nb_start[u] + f->npar[u] < f->nb_start[u + 1];)
-			u = f->nb[f->nb_start[u] + f->npar[u]].peer;
-		for (k = f->ls_start[u]; k < f->ls_start[u + 1] && !f->proxy[x]; k++)
-			if (f->ls[k].ca)
-				f->proxy[x] = f->ls[k].lid;
-	}
-}
-
-static void copy_proxies(struct ft *f)
-{
-	uint32_t s, x, k;
-
-	for (s = 0; s < f->nsw; s++) {
-		uint8_t *row = routes_lft(f->r, s);
-
-		if (f->rank[s] == RANK_NONE)
-			continue;
-		for (x = 0; x < f->nsw; x++) {
-			if (!f->proxy[x] || x == s || f->comp[x] != f->comp[s])
-				continue;
-			for (k = f->ls_start[x]; k < f->ls_start[x + 1]; k++)
-				if (!f->ls[k].ca && row[f->ls[k].lid] == ROUTE_NONE)
-					row[f->ls[k].lid] = row[f->proxy[x]];
-		}
-	}
 }
 
 /* every LID in every table, BLOCK destination switches at a time */
@@ -924,11 +879,166 @@ static void route_rows(struct ft *f)
 				if (i > K)
 					continue;
 				prev = c;
-				row[p->lid + l] = nb_port(f, b + c, (uint32_t)(digit(f, q, f->R) + l));
+				row[p->lid + l] = nb_port(f, b + c, (uint32_t)digit(f, q + l, f->R));
 			}
 		}
 	}
 	free(mark);
+}
+
+/* --- switch LIDs without up*-down* routes --- */
+
+/*
+ * From a switch that reaches none of the tops above a switch x (another
+ * top; in a degraded tree, a switch under tops it has no way up to), x's
+ * LID has no up*-down* route: it must go down and up again, a valley, where
+ * a credit loop can close. All such routes to x go through one gateway g_x,
+ * a switch with an up*-down* route to x that every end port's switch
+ * without one can reach up*-down*: they follow g_x's LID's routes until
+ * they meet a switch with an up*-down* route to x. Gateways are taken as
+ * high as possible (a switch one rank below the tops: the valley is at
+ * the gateway itself) and shared between destinations. On a 2-level tree
+ * one gateway leaf serves every spine and no credit loop can close; on a
+ * degraded 3-level tree one may, and the verifier has the last word.
+ * Switches with no end ports and no way to the gateway take a shortest
+ * path (management traffic only).
+ */
+
+/* the switches with an up*-down* route to g (a bitmap, cached) */
+static const uint64_t *upok_set(struct ft *f, uint64_t **cache, uint32_t g)
+{
+	uint32_t s;
+
+	if (cache[g])
+		return cache[g];
+	cache[g] = eng_calloc(f->nsw / 64 + 1, sizeof(**cache));
+	memset(f->down, 0, f->nsw * sizeof(*f->down));
+	mark_down(f, g, 1);
+	for (s = 0; s < f->nsw; s++)
+		if (f->rank[s] != RANK_NONE && (in_down(f, s, 1) || ut_meets_dt(f, s, 1)))
+			cache[g][s / 64] |= 1ull << (s % 64);
+	return cache[g];
+}
+
+static inline bool bit_of(const uint64_t *set, uint32_t s)
+{
+	return set[s / 64] >> (s % 64) & 1;
+}
+
+static int cmp_gateway(const void *a, const void *b)
+{
+	const struct ft *f = sort_ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (f->rank[x] != f->rank[y])
+		return f->rank[x] > f->rank[y] ? -1 : 1;
+	if (f->npar[x] != f->npar[y])
+		return f->npar[x] > f->npar[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* the first switch LID of s, 0 if none */
+static uint16_t switch_lid(const struct ft *f, uint32_t s)
+{
+	uint32_t k;
+
+	for (k = f->ls_start[s]; k < f->ls_start[s + 1]; k++)
+		if (!f->ls[k].ca)
+			return f->ls[k].lid;
+	return 0;
+}
+
+static int route_valleys(struct ft *f)
+{
+	const struct ibsm_topo *t = f->t;
+	uint64_t **cache = eng_calloc(f->nsw, sizeof(*cache));
+	const uint64_t **gwset = eng_calloc(f->nsw, sizeof(*gwset));
+	uint32_t *cand = eng_malloc(f->nsw * sizeof(*cand)), ncand = 0;
+	uint32_t *bad = eng_malloc(f->nsw * sizeof(*bad)), *hc = eng_malloc(256 * sizeof(*hc));
+	uint16_t *gwlid = eng_calloc(f->nsw, sizeof(*gwlid));
+	uint32_t x, s, k, i, nbad;
+	int err = 0;
+
+	for (s = 0; s < f->nsw; s++)
+		if (f->rank[s] != RANK_NONE && f->rank[s] < f->R && f->npar[s] && switch_lid(f, s))
+			cand[ncand++] = s;
+	sort_ctx = f;
+	qsort(cand, ncand, sizeof(*cand), cmp_gateway);
+	sort_ctx = NULL;
+
+	for (x = 0; x < f->nsw && !err; x++) {
+		if (f->rank[x] == RANK_NONE || !switch_lid(f, x))
+			continue;
+		/* the switches with end ports that have no up*-down* route to x */
+		memset(f->down, 0, f->nsw * sizeof(*f->down));
+		mark_down(f, x, 0);
+		for (s = 0, nbad = 0; s < f->nsw; s++)
+			if (f->has_ca[s] && s != x && f->rank[s] != RANK_NONE &&
+			    f->comp[s] == f->comp[x] && !in_down(f, s, 0) && !ut_meets_dt(f, s, 0))
+				bad[nbad++] = s;
+		if (!nbad)
+			continue;
+		for (i = 0; i < ncand && !gwlid[x]; i++) {
+			uint32_t g = cand[i];
+			const uint64_t *ok;
+
+			if (g == x || f->comp[g] != f->comp[x] ||
+			    !(in_down(f, g, 0) || ut_meets_dt(f, g, 0)))
+				continue;
+			ok = upok_set(f, cache, g);
+			for (k = 0; k < nbad && bit_of(ok, bad[k]); k++)
+				;
+			if (k < nbad)
+				continue;
+			gwlid[x] = switch_lid(f, g);
+			gwset[x] = ok;
+			/* upok_set() reused the block bits: x's again */
+			memset(f->down, 0, f->nsw * sizeof(*f->down));
+			mark_down(f, x, 0);
+		}
+		if (!gwlid[x])
+			err = engine_fail(f->r, -EINVAL,
+					  "no route from switch 0x%016" PRIx64 " to switch 0x%016" PRIx64
+					  " free of credit loops (no gateway switch)",
+					  t->sw[bad[0]].guid, t->sw[x].guid);
+	}
+
+	/* fill in: through the gateway, else (no end port sends) a shortest path */
+	for (s = 0; s < f->nsw && !err; s++) {
+		uint8_t *row = routes_lft(f->r, s);
+
+		if (f->rank[s] == RANK_NONE)
+			continue;
+		for (x = 0; x < f->nsw; x++) {
+			int nh = -1;
+
+			if (x == s || f->rank[x] == RANK_NONE || f->comp[x] != f->comp[s])
+				continue;
+			for (k = f->ls_start[x]; k < f->ls_start[x + 1]; k++) {
+				uint16_t lid = f->ls[k].lid;
+
+				if (f->ls[k].ca || row[lid] != ROUTE_NONE)
+					continue;
+				if (gwlid[x] && bit_of(gwset[x], s) && row[gwlid[x]] != ROUTE_NONE) {
+					row[lid] = row[gwlid[x]];
+					continue;
+				}
+				if (nh < 0)
+					nh = (int)hop_closer(f, s, x, hc);
+				if (nh)
+					row[lid] = nb_port(f, hc[f->ls[k].j % (uint32_t)nh], 0);
+			}
+		}
+	}
+	for (s = 0; s < f->nsw; s++)
+		free(cache[s]);
+	free(cache);
+	free(gwset);
+	free(cand);
+	free(bad);
+	free(hc);
+	free(gwlid);
+	return err;
 }
 
 /* --- refinement: shift permutation load --- */
@@ -1483,7 +1593,6 @@ static void ft_free(struct ft *f)
 	free(f->dt);
 	free(f->upok);
 	free(f->upok_known);
-	free(f->proxy);
 	free(f->queue);
 	free(f->path);
 	free(f->pidx);
@@ -1529,7 +1638,6 @@ int ftree_route(const struct ibsm_topo *t, struct ibsm_routes *r, const struct f
 	build_uptab(&f);
 	order_destinations(&f);
 	bucket_lids(&f);
-	find_proxies(&f);
 
 	nl = f.ls_start[f.nsw] + 1;
 	f.path = eng_malloc(nl * (f.R + 1) * sizeof(*f.path));
@@ -1539,7 +1647,9 @@ int ftree_route(const struct ibsm_topo *t, struct ibsm_routes *r, const struct f
 	err = route_all(&f);
 	if (err < 0)
 		goto out;
-	copy_proxies(&f);
+	err = route_valleys(&f);
+	if (err < 0)
+		goto out;
 	if (f.R == 1)
 		route_rows(&f);
 	if (!f.o->no_refine)

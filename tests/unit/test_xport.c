@@ -779,6 +779,78 @@ START_TEST(t_unsolicited)
 }
 END_TEST
 
+/* XPORT_UNMATCHED_TO_HANDLER: stray responses of the class reach its handler */
+START_TEST(t_unmatched_to_handler)
+{
+	struct seen sa = {0};
+	struct result res = {0};
+	uint8_t mad[IBSM_MAD_SIZE], resp[IBSM_MAD_SIZE];
+	struct ibsm_mad_addr from = {.lid = 0x42, .qpn = 1}, to = {.lid = 7, .qpn = 1};
+	const struct ibsm_xport_stats *st;
+
+	xp = xport_new(base, &fake_be, &fk, 2, 1000, 0);
+	st = xport_stats(xp);
+	memset(mad, 0, sizeof(mad));
+	mad[0] = 1;
+	mad[1] = IBSM_CLASS_SA;
+	mad[2] = 2;
+	mad[3] = IBSM_METHOD_GET_TABLE | IBSM_METHOD_RESP;
+	mad[15] = 0x77; /* a TID that is none of ours */
+
+	/* without the flag a stray response is dropped */
+	xport_register(xp, IBSM_CLASS_SA, handler, &sa);
+	xport_input(xp, mad, sizeof(mad), &from, 0);
+	ck_assert_int_eq(sa.calls, 0);
+	ck_assert_uint_eq(st->unmatched, 1);
+
+	/* with it the handler gets it, counted as unsolicited */
+	xport_register_flags(xp, IBSM_CLASS_SA, handler, &sa, XPORT_UNMATCHED_TO_HANDLER);
+	xport_input(xp, mad, sizeof(mad), &from, 0);
+	ck_assert_int_eq(sa.calls, 1);
+	ck_assert_uint_eq(sa.method, IBSM_METHOD_GET_TABLE | IBSM_METHOD_RESP);
+	ck_assert_uint_eq(sa.len, IBSM_MAD_SIZE);
+	ck_assert_uint_eq(sa.from_lid, 0x42);
+	ck_assert_uint_eq(st->unsolicited, 1);
+	ck_assert_uint_eq(st->unmatched, 1);
+	ck_assert_uint_eq(st->unhandled, 0);
+
+	/* an answer to one of our own requests of the class still completes it */
+	mad[3] = IBSM_METHOD_GET;
+	ck_assert_int_eq(xport_send(xp, mad, sizeof(mad), &to, record_cb, &res), 0);
+	ck_assert_uint_eq(fk.n, 1);
+	memcpy(resp, fk.log[0].mad, sizeof(resp));
+	resp[3] |= IBSM_METHOD_RESP;
+	xport_input(xp, resp, sizeof(resp), &from, 0);
+	ck_assert_int_eq(res.calls, 1);
+	ck_assert_int_eq(res.err, 0);
+	ck_assert_int_eq(sa.calls, 1);
+	ck_assert_uint_eq(st->responses, 1);
+	/* a second copy of that answer is no longer ours: the handler's */
+	xport_input(xp, resp, sizeof(resp), &from, 0);
+	ck_assert_int_eq(res.calls, 1);
+	ck_assert_int_eq(sa.calls, 2);
+	ck_assert_uint_eq(st->unsolicited, 2);
+
+	/* other classes keep dropping */
+	mad[1] = IBSM_CLASS_SMI;
+	mad[3] = IBSM_METHOD_GET_RESP;
+	xport_input(xp, mad, sizeof(mad), &from, 0);
+	ck_assert_uint_eq(st->unmatched, 2);
+
+	/* xport_register clears the flag, and so does removing the handler */
+	mad[1] = IBSM_CLASS_SA;
+	mad[3] = IBSM_METHOD_GET_TABLE | IBSM_METHOD_RESP;
+	xport_register(xp, IBSM_CLASS_SA, handler, &sa);
+	xport_input(xp, mad, sizeof(mad), &from, 0);
+	ck_assert_uint_eq(st->unmatched, 3);
+	xport_register_flags(xp, IBSM_CLASS_SA, NULL, NULL, XPORT_UNMATCHED_TO_HANDLER);
+	xport_input(xp, mad, sizeof(mad), &from, 0);
+	ck_assert_uint_eq(st->unmatched, 4);
+	ck_assert_int_eq(sa.calls, 2);
+	ck_assert_uint_eq(st->unsolicited, 2);
+}
+END_TEST
+
 START_TEST(t_malformed)
 {
 	uint8_t *mad = xcalloc(1, 23); /* exact size: ASan sees over-reads */
@@ -1014,6 +1086,7 @@ int main(void)
 	tc = tcase_create("input");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, t_unsolicited);
+	tcase_add_test(tc, t_unmatched_to_handler);
 	tcase_add_test(tc, t_malformed);
 	suite_add_tcase(s, tc);
 

@@ -1,0 +1,9 @@
+/* stub: this record family is being written */
+#include "config.h"
+
+#include "sa/sa.h"
+#include "sa/sa_int.h"
+#include "sm.h"
+
+const struct sa_family sa_family_path = {.attr_id = IBSM_SA_ATTR_PATH_RECORD};
+const struct sa_family sa_family_multipath = {.attr_id = IBSM_SA_ATTR_MULTIPATH_RECORD};

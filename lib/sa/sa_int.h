@@ -1,0 +1,71 @@
+/*
+ * sa_int.h: what the SA agent (sa.c) and the record families (one file
+ * per family: node.c, portinfo.c, path.c, mcmember.c, service.c,
+ * inform.c, ...) share. The agent checks every request once (header,
+ * method, SA_Key, component mask against the record's table) and hands
+ * the families a decoded struct sa_req; they answer with records or a
+ * status, never with bytes on the wire.
+ */
+#ifndef IBSM_SA_INT_H
+#define IBSM_SA_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mad/sa.h"
+#include "xport.h"
+
+struct ibsm_sm;
+struct ibsm_port;
+
+/* one SA request, checked */
+struct sa_req {
+	struct ibsm_sm *sm;
+	struct ibsm_mad_hdr h;          /* method, attr_id, attr_mod, tid */
+	struct ibsm_sa_hdr sa;          /* sm_key, comp_mask */
+	const struct sa_record_desc *desc; /* the attribute's record, NULL for non-records */
+	uint8_t rec[IBSM_SA_DATA_SIZE]; /* the request's record (zero-padded) */
+	size_t rec_len;                 /* bytes of it in the MAD */
+	struct ibsm_mad_addr from;      /* requester: LID, QP, P_Key index */
+	const struct ibsm_port *port;   /* the requesting port (by source LID), NULL if unknown */
+	bool trusted;                   /* SA_Key matched: may see and do everything */
+	const uint8_t *mad;             /* the whole request (256 bytes) */
+};
+
+/* the answer: records (each desc->size bytes) or a status */
+struct sa_resp {
+	uint16_t status;                /* MAD status (IBSM_SA_ERR_* or IBSM_STATUS_*) */
+	size_t size;                    /* bytes per record */
+	size_t n;
+	uint8_t *recs;                  /* n * size bytes */
+	size_t cap;
+	uint8_t method;                 /* response method (default: request | 0x80) */
+};
+
+/* append one record (size bytes); returns where it went, zeroed, to fill in */
+uint8_t *sa_resp_add(struct sa_resp *r);
+void sa_resp_fini(struct sa_resp *r);
+
+/*
+ * A record family: the methods it serves. get fills every record that
+ * matches q (the agent then applies the component mask again and the
+ * Get/GetTable count rules); set/del act on q->rec and answer the record
+ * as stored.
+ */
+struct sa_family {
+	uint16_t attr_id;
+	void (*get)(struct sa_req *q, struct sa_resp *r);
+	void (*set)(struct sa_req *q, struct sa_resp *r);
+	void (*del)(struct sa_req *q, struct sa_resp *r);
+	void (*getmulti)(struct sa_req *q, struct sa_resp *r);
+};
+
+/* families, registered by sa.c from their files */
+extern const struct sa_family sa_family_node, sa_family_portinfo, sa_family_link,
+	sa_family_switchinfo, sa_family_lft, sa_family_mft, sa_family_sminfo,
+	sa_family_guidinfo, sa_family_pkey, sa_family_sl2vl, sa_family_vlarb, sa_family_path,
+	sa_family_multipath, sa_family_mcmember, sa_family_service, sa_family_inform,
+	sa_family_inform_record;
+
+#endif
