@@ -37,6 +37,8 @@ static void sweep_finish(struct sweep *sw);
 static void phase_configure(struct sweep *sw);
 static void phase_route_program(struct sweep *sw);
 static void phase_activate(struct sweep *sw);
+static void phase_pkeys(struct sweep *sw);
+static void phase_mcast(struct sweep *sw);
 static void phase_heavy_done(struct sweep *sw);
 
 void sm_event(struct ibsm_sm *sm, const char *type, const char *fmt, ...)
@@ -99,6 +101,13 @@ static void sreq_complete(void *arg, int err, const uint8_t *resp, size_t len)
 	case SR_SI_SET:
 	case SR_LFT:
 		program_handle(sw, q, &h, data, err);
+		break;
+	case SR_PKEY:
+	case SR_PKEY_GET:
+		pkey_handle(sw, q, &h, data, err);
+		break;
+	case SR_MFT:
+		mcast_handle(sw, q, &h, data, err);
 		break;
 	}
 	free(q);
@@ -325,7 +334,7 @@ static void route_done(evutil_socket_t fd, short what, void *arg)
 	route_job_free(job);
 	if (sm->deferred_conf)
 		sm_apply_conf(sm, NULL);
-	phase_enter(sw, PH_PROGRAM, phase_activate);
+	phase_enter(sw, PH_PROGRAM, phase_pkeys);
 	program_start(sw);
 }
 
@@ -353,6 +362,19 @@ static void phase_route_program(struct sweep *sw)
 		log_warnx("cannot start the routing thread, routing on the event loop");
 		route_worker(job);
 	}
+}
+
+/* partitions before ports go active, so traffic is enforced from the start */
+static void phase_pkeys(struct sweep *sw)
+{
+	phase_enter(sw, PH_PKEY, phase_mcast);
+	pkey_program_start(sw);
+}
+
+static void phase_mcast(struct sweep *sw)
+{
+	phase_enter(sw, PH_MCAST, phase_activate);
+	mcast_program_start(sw);
 }
 
 static void phase_activate(struct sweep *sw)

@@ -28,6 +28,8 @@ struct ibsm_topo;
 struct sweep;
 struct route_job;
 struct ibsm_sa;
+struct ibsm_partitions;
+struct ibsm_mcast;
 
 /* what one sweep did */
 struct ibsm_sweep_result {
@@ -98,6 +100,8 @@ struct ibsm_sm {
 
 	struct ibsm_events events;     /* the last events, for the events view */
 	struct ibsm_sa *sa;            /* the Subnet Administrator (sa/sa.c) */
+	struct ibsm_partitions *parts; /* partitions (pkey.c) */
+	struct ibsm_mcast *mcast;      /* multicast groups (mcast.c) */
 	struct ibsm_routing_info {
 		char engine[32];       /* engine that made the routes in use */
 		uint64_t ms;           /* how long it took */

@@ -23,6 +23,8 @@ enum sweep_phase {
 	PH_CONFIGURE, /* LIDs, port parameters, arm */
 	PH_ROUTE,     /* engines on the worker thread */
 	PH_PROGRAM,   /* SwitchInfo, LFT blocks */
+	PH_PKEY,      /* P_Key tables (pkey.c) */
+	PH_MCAST,     /* MFT blocks (mcast.c) */
 	PH_ACTIVATE,
 	PH_LIGHT,
 	PH_DONE,
@@ -40,6 +42,9 @@ enum sreq_kind {
 	SR_LFT,
 	SR_LIGHT_SI,
 	SR_LIGHT_PI,
+	SR_PKEY,      /* P_KeyTable Set */
+	SR_PKEY_GET,  /* P_KeyTable Get */
+	SR_MFT,       /* MulticastForwardingTable Set */
 };
 
 struct sweep;
@@ -102,6 +107,16 @@ void link_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_h
  * port is not to be configured */
 bool link_desired_portinfo(const struct ibsm_sm *sm, const struct ibsm_port *p,
 			   struct ibsm_portinfo *want);
+
+/* --- pkey.c: partitions on the ports --- */
+void pkey_program_start(struct sweep *sw);
+void pkey_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_hdr *h,
+		 const uint8_t *data, int err);
+
+/* --- mcast.c: multicast forwarding --- */
+void mcast_program_start(struct sweep *sw);
+void mcast_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_hdr *h,
+		  const uint8_t *data, int err);
 
 /* --- program.c --- */
 void program_start(struct sweep *sw);
