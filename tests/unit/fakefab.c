@@ -15,11 +15,15 @@
 
 #define FF_LFT_SIZE (768 * 64)
 
+#define FF_PKEYS 64  /* PartitionCap of CAs, PartitionEnforcementCap of switches */
+#define FF_MLIDS 1024 /* MulticastFDBCap */
+
 struct ff_port {
 	int peer;        /* node index or -1 */
 	int peer_port;
 	struct ibsm_portinfo pi;
 	uint64_t guid;
+	uint16_t pkeys[FF_PKEYS];
 };
 
 struct ff_node {
@@ -30,6 +34,7 @@ struct ff_node {
 	struct ff_port *ports; /* [0..nports] */
 	/* switch */
 	uint8_t *lft;
+	uint16_t *mft;   /* [mlid - 0xc000][position]: 16 port bits each */
 	struct ibsm_switchinfo si;
 	int drop;
 	bool drop_silent;
@@ -45,6 +50,8 @@ struct fakefab {
 	unsigned seed;
 	uint8_t last_answer[IBSM_MAD_SIZE];
 	bool have_answer;
+	void (*answer_cb)(void *arg, const uint8_t *mad, size_t len);
+	void *answer_arg;
 };
 
 struct delivery {
@@ -148,7 +155,12 @@ struct fakefab *fakefab_new(struct event_base *base, const struct topofile *tf, 
 			init_port(nd, p, g);
 			nd->ports[p].peer = -1;
 		}
+		for (p = 0; p <= t->nports; p++)
+			nd->ports[p].pkeys[0] = 0xffff; /* the default partition, as devices come */
 		if (nd->type == IBSM_NODE_SWITCH) {
+			nd->mft = xcalloc((size_t)FF_MLIDS * 16, sizeof(*nd->mft));
+			nd->si.mft_cap = FF_MLIDS;
+			nd->si.partition_enf_cap = FF_PKEYS;
 			nd->lft = xmalloc(FF_LFT_SIZE);
 			memset(nd->lft, 0xff, FF_LFT_SIZE);
 			nd->si.lft_cap = FF_LFT_SIZE;
@@ -179,6 +191,7 @@ void fakefab_del(struct fakefab *ff)
 	for (i = 0; i < ff->n; i++) {
 		free(ff->nodes[i].ports);
 		free(ff->nodes[i].lft);
+		free(ff->nodes[i].mft);
 	}
 	free(ff->nodes);
 	free(ff);
@@ -267,7 +280,7 @@ static int sma_handle(struct fakefab *ff, int node, int arrival, uint8_t *mad)
 			.sys_guid = nd->guid,
 			.node_guid = nd->guid,
 			.port_guid = nd->ports[arrival].guid,
-			.partition_cap = 32,
+			.partition_cap = FF_PKEYS,
 			.local_port = (uint8_t)arrival,
 			.vendor_id = 0x2c9,
 		};
@@ -298,6 +311,48 @@ static int sma_handle(struct fakefab *ff, int node, int arrival, uint8_t *mad)
 		}
 		memset(data, 0, IBSM_SMP_DATA_SIZE);
 		switchinfo_encode(data, &nd->si);
+		return 0;
+	}
+	case IBSM_ATTR_PKEY_TABLE: {
+		unsigned block = h.attr_mod & 0xffff, pn = h.attr_mod >> 16, i;
+		struct ff_port *pt;
+
+		if (nd->type == IBSM_NODE_SWITCH) {
+			if (pn > nd->nports)
+				return IBSM_STATUS_INVALID_FIELD;
+		} else {
+			pn = (unsigned)arrival;
+		}
+		if (block * 32 >= FF_PKEYS)
+			return IBSM_STATUS_INVALID_FIELD;
+		pt = &nd->ports[pn];
+		for (i = 0; i < 32; i++) {
+			if (set)
+				pt->pkeys[block * 32 + i] = (uint16_t)(data[2 * i] << 8 | data[2 * i + 1]);
+			data[2 * i] = (uint8_t)(pt->pkeys[block * 32 + i] >> 8);
+			data[2 * i + 1] = (uint8_t)pt->pkeys[block * 32 + i];
+		}
+		if (set)
+			ff->cnt.pkey_sets++;
+		return 0;
+	}
+	case IBSM_ATTR_MFT: {
+		unsigned block = h.attr_mod & 0x1ff, pos = h.attr_mod >> 28, i;
+
+		if (nd->type != IBSM_NODE_SWITCH)
+			return IBSM_STATUS_METHOD_ATTR_UNSUPP;
+		if (block * 32 >= FF_MLIDS || pos > 15)
+			return IBSM_STATUS_INVALID_FIELD;
+		for (i = 0; i < 32; i++) {
+			uint16_t *e = &nd->mft[(block * 32 + i) * 16 + pos];
+
+			if (set)
+				*e = (uint16_t)(data[2 * i] << 8 | data[2 * i + 1]);
+			data[2 * i] = (uint8_t)(*e >> 8);
+			data[2 * i + 1] = (uint8_t)*e;
+		}
+		if (set)
+			ff->cnt.mft_sets++;
 		return 0;
 	}
 	case IBSM_ATTR_LFT:
@@ -338,14 +393,17 @@ static int ff_send(void *ctx, const uint8_t *in, size_t len, const struct ibsm_m
 
 	(void)to;
 	(void)timeout_ms;
-	if (len < IBSM_MAD_SIZE)
+	if (len < 24)
 		return -EINVAL;
-	memcpy(mad, in, IBSM_MAD_SIZE);
+	memset(mad, 0, sizeof(mad));
+	memcpy(mad, in, MIN(len, (size_t)IBSM_MAD_SIZE));
 	mad_hdr_decode(mad, IBSM_MAD_SIZE, &h);
 	if (h.method & IBSM_METHOD_RESP || h.method == IBSM_METHOD_TRAP_REPRESS) {
 		ff->cnt.answers++;
 		memcpy(ff->last_answer, mad, IBSM_MAD_SIZE);
 		ff->have_answer = true;
+		if (ff->answer_cb)
+			ff->answer_cb(ff->answer_arg, in, len);
 		return 0;
 	}
 	ff->cnt.smps++;
@@ -595,4 +653,26 @@ int fakefab_route(const struct fakefab *ff, int src_node, int src_port, uint16_t
 	if (hops)
 		*hops = h;
 	return 0;
+}
+
+void fakefab_on_answer(struct fakefab *ff, void (*cb)(void *arg, const uint8_t *mad, size_t len),
+		       void *arg)
+{
+	ff->answer_cb = cb;
+	ff->answer_arg = arg;
+}
+
+const uint16_t *fakefab_pkeys(const struct fakefab *ff, int node, int port, size_t *n)
+{
+	*n = FF_PKEYS;
+	return ff->nodes[node].ports[port].pkeys;
+}
+
+uint16_t fakefab_mft(const struct fakefab *ff, int node, uint16_t mlid, unsigned position)
+{
+	const struct ff_node *nd = &ff->nodes[node];
+
+	if (!nd->mft || mlid < 0xc000 || mlid - 0xc000 >= FF_MLIDS || position > 15)
+		return 0;
+	return nd->mft[(size_t)(mlid - 0xc000) * 16 + position];
 }

@@ -2,7 +2,8 @@
  * fakefab.h: an in-process fake fabric for unit tests: the subnet
  * management agents of every node in a topology file, reachable through a
  * struct ibsm_xport_backend. It routes directed-route SMPs hop by hop,
- * answers NodeInfo, NodeDescription, PortInfo, SwitchInfo and LFT Get/Set
+ * answers NodeInfo, NodeDescription, PortInfo, SwitchInfo, LFT, MFT and
+ * P_KeyTable Get/Set
  * with the port state rules ibsim applies (ARMED needs INIT here and a
  * neighbour at INIT or above; ACTIVE needs ARMED and a neighbour armed or
  * active), and can cut links, drop packets and send traps.
@@ -46,13 +47,19 @@ uint64_t fakefab_node_guid(const struct fakefab *ff, int node);
 uint64_t fakefab_port_guid(const struct fakefab *ff, int node, int port);
 /* SMPs handled: total, Sets, LFT Sets, PortInfo Sets */
 struct fakefab_counts {
-	uint64_t smps, gets, sets, lft_sets, pi_sets, si_sets, dropped;
+	uint64_t smps, gets, sets, lft_sets, pi_sets, si_sets, pkey_sets, mft_sets, dropped;
 	uint64_t answers; /* responses and trap represses the SM sent */
 };
 const struct fakefab_counts *fakefab_counts(const struct fakefab *ff);
 void fakefab_reset_counts(struct fakefab *ff);
 /* the last response or repress the SM sent (256 bytes), NULL if none */
 const uint8_t *fakefab_last_answer(const struct fakefab *ff);
+/* every response the SM sends (SA answers, SMInfo, represses) also goes here */
+void fakefab_on_answer(struct fakefab *ff, void (*cb)(void *arg, const uint8_t *mad, size_t len),
+		       void *arg);
+/* a port's P_Key table (64 entries) and a switch's MFT entry (16-port position) */
+const uint16_t *fakefab_pkeys(const struct fakefab *ff, int node, int port, size_t *n);
+uint16_t fakefab_mft(const struct fakefab *ff, int node, uint16_t mlid, unsigned position);
 /* hand a MAD to the SM as if the fabric sent it (from lid) */
 void fakefab_inject(struct fakefab *ff, const uint8_t *mad, size_t len, uint16_t lid);
 /*
