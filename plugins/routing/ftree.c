@@ -712,7 +712,7 @@ static int route_pair(struct ft *f, uint32_t s, uint32_t x, unsigned b)
 	const uint8_t *up = f->uptab + (size_t)s * f->ntops;
 	uint8_t *row = routes_lft(f->r, s);
 	uint32_t k, e, nc = 0, cc[256], uc[256], mc[256];
-	int nu = -1, nh = -1;
+	int nu = -1;
 
 	if (s == x) {
 		for (k = f->ls_start[x]; k < f->ls_start[x + 1]; k++)
@@ -764,23 +764,9 @@ static int route_pair(struct ft *f, uint32_t s, uint32_t x, unsigned b)
 						if (upok(f, f->nb[e].peer, b))
 							uc[nu++] = e;
 			}
-			if (nu) {
-				e = uc[(dg[r] + dg[P]) % (uint32_t)nu];
-			} else if (d->ca && f->has_ca[s]) {
-				return engine_fail(f->r, -EINVAL,
-						   "no up*-down* route from switch 0x%016" PRIx64
-						   " to switch 0x%016" PRIx64 " (no top switch above both)",
-						   t->sw[s].guid, t->sw[x].guid);
-			} else if (!d->ca) {
-				continue; /* route_valleys() */
-			} else {
-				/* no up*-down* route at all: a shortest path */
-				if (nh < 0)
-					nh = (int)hop_closer(f, s, x, mc);
-				if (!nh)
-					continue;
-				e = mc[d->j % (uint32_t)nh];
-			}
+			if (!nu)
+				continue; /* no up*-down* route: route_valleys() */
+			e = uc[(dg[r] + dg[P]) % (uint32_t)nu];
 		}
 		row[d->lid] = nb_port(f, e, dg[P]);
 	}
@@ -892,16 +878,17 @@ static void route_rows(struct ft *f)
  * From a switch that reaches none of the tops above a switch x (another
  * top; in a degraded tree, a switch under tops it has no way up to), x's
  * LID has no up*-down* route: it must go down and up again, a valley, where
- * a credit loop can close. All such routes to x go through one gateway g_x,
- * a switch with an up*-down* route to x that every end port's switch
- * without one can reach up*-down*: they follow g_x's LID's routes until
- * they meet a switch with an up*-down* route to x. Gateways are taken as
- * high as possible (a switch one rank below the tops: the valley is at
- * the gateway itself) and shared between destinations. On a 2-level tree
- * one gateway leaf serves every spine and no credit loop can close; on a
- * degraded 3-level tree one may, and the verifier has the last word.
- * Switches with no end ports and no way to the gateway take a shortest
- * path (management traffic only).
+ * a credit loop can close. Such routes go through a gateway: a leaf with an
+ * up*-down* route to x that every switch with end ports lacking one can
+ * reach up*-down*. They follow the gateway's LID's routes until they meet a
+ * switch with an up*-down* route to x, so valleys are at the gateway (or
+ * one of its parents, on the way down to it). Gateways are shared: one
+ * serves as many switch LIDs as it can, the next only what it cannot. With
+ * one gateway, and no top above two parents of it (a 2-level tree, a k-ary
+ * 3-level tree), no credit loop can close: a cycle would have to come back
+ * down into the gateway from a top above its up link. Otherwise the
+ * verifier has the last word. Switches with no end ports and no way to the
+ * gateway take a shortest path (management traffic only).
  */
 
 /* the switches with an up*-down* route to g (a bitmap, cached) */
@@ -912,7 +899,8 @@ static const uint64_t *upok_set(struct ft *f, uint64_t **cache, uint32_t g)
 	if (cache[g])
 		return cache[g];
 	cache[g] = eng_calloc(f->nsw / 64 + 1, sizeof(**cache));
-	memset(f->down, 0, f->nsw * sizeof(*f->down));
+	for (s = 0; s < f->nsw; s++)
+		f->down[s] &= ~2ull;
 	mark_down(f, g, 1);
 	for (s = 0; s < f->nsw; s++)
 		if (f->rank[s] != RANK_NONE && (in_down(f, s, 1) || ut_meets_dt(f, s, 1)))
@@ -925,13 +913,24 @@ static inline bool bit_of(const uint64_t *set, uint32_t s)
 	return set[s / 64] >> (s % 64) & 1;
 }
 
+static uint32_t ntops_up(const struct ft *f, uint32_t s)
+{
+	uint32_t w, n = 0;
+
+	for (w = 0; w < f->tw; w++)
+		n += (uint32_t)__builtin_popcountll(f->ut[(size_t)s * f->tw + w]);
+	return n;
+}
+
+/* gateways: the leaves reaching the most tops (they serve the most) first */
 static int cmp_gateway(const void *a, const void *b)
 {
 	const struct ft *f = sort_ctx;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint32_t nx = ntops_up(f, x), ny = ntops_up(f, y);
 
-	if (f->rank[x] != f->rank[y])
-		return f->rank[x] > f->rank[y] ? -1 : 1;
+	if (nx != ny)
+		return nx > ny ? -1 : 1;
 	if (f->npar[x] != f->npar[y])
 		return f->npar[x] > f->npar[y] ? -1 : 1;
 	return x < y ? -1 : x > y;
@@ -954,20 +953,21 @@ static int route_valleys(struct ft *f)
 	uint64_t **cache = eng_calloc(f->nsw, sizeof(*cache));
 	const uint64_t **gwset = eng_calloc(f->nsw, sizeof(*gwset));
 	uint32_t *cand = eng_malloc(f->nsw * sizeof(*cand)), ncand = 0;
+	uint32_t *used = eng_malloc(f->nsw * sizeof(*used)), nused = 0;
 	uint32_t *bad = eng_malloc(f->nsw * sizeof(*bad)), *hc = eng_malloc(256 * sizeof(*hc));
 	uint16_t *gwlid = eng_calloc(f->nsw, sizeof(*gwlid));
 	uint32_t x, s, k, i, nbad;
 	int err = 0;
 
 	for (s = 0; s < f->nsw; s++)
-		if (f->rank[s] != RANK_NONE && f->rank[s] < f->R && f->npar[s] && switch_lid(f, s))
+		if (f->rank[s] == 0 && f->npar[s] && switch_lid(f, s))
 			cand[ncand++] = s;
 	sort_ctx = f;
 	qsort(cand, ncand, sizeof(*cand), cmp_gateway);
 	sort_ctx = NULL;
 
 	for (x = 0; x < f->nsw && !err; x++) {
-		if (f->rank[x] == RANK_NONE || !switch_lid(f, x))
+		if (f->rank[x] == RANK_NONE || f->ls_start[x] == f->ls_start[x + 1])
 			continue;
 		/* the switches with end ports that have no up*-down* route to x */
 		memset(f->down, 0, f->nsw * sizeof(*f->down));
@@ -978,8 +978,9 @@ static int route_valleys(struct ft *f)
 				bad[nbad++] = s;
 		if (!nbad)
 			continue;
-		for (i = 0; i < ncand && !gwlid[x]; i++) {
-			uint32_t g = cand[i];
+		/* a gateway in use already if one will do, else the next leaf */
+		for (i = 0; i < nused + ncand && !gwlid[x]; i++) {
+			uint32_t g = i < nused ? used[i] : cand[i - nused];
 			const uint64_t *ok;
 
 			if (g == x || f->comp[g] != f->comp[x] ||
@@ -992,14 +993,16 @@ static int route_valleys(struct ft *f)
 				continue;
 			gwlid[x] = switch_lid(f, g);
 			gwset[x] = ok;
-			/* upok_set() reused the block bits: x's again */
-			memset(f->down, 0, f->nsw * sizeof(*f->down));
-			mark_down(f, x, 0);
+			if (i >= nused)
+				used[nused++] = g;
+#ifdef FT_DEBUG
+			fprintf(stderr, "gateway %s for %s (%u bad)\n", t->sw[g].desc, t->sw[x].desc, nbad);
+#endif
 		}
 		if (!gwlid[x])
 			err = engine_fail(f->r, -EINVAL,
-					  "no route from switch 0x%016" PRIx64 " to switch 0x%016" PRIx64
-					  " free of credit loops (no gateway switch)",
+					  "no up*-down* route from switch 0x%016" PRIx64
+					  " to switch 0x%016" PRIx64 ", nor a leaf to turn at",
 					  t->sw[bad[0]].guid, t->sw[x].guid);
 	}
 
@@ -1017,7 +1020,7 @@ static int route_valleys(struct ft *f)
 			for (k = f->ls_start[x]; k < f->ls_start[x + 1]; k++) {
 				uint16_t lid = f->ls[k].lid;
 
-				if (f->ls[k].ca || row[lid] != ROUTE_NONE)
+				if (row[lid] != ROUTE_NONE)
 					continue;
 				if (gwlid[x] && bit_of(gwset[x], s) && row[gwlid[x]] != ROUTE_NONE) {
 					row[lid] = row[gwlid[x]];
@@ -1035,6 +1038,7 @@ static int route_valleys(struct ft *f)
 	free(cache);
 	free(gwset);
 	free(cand);
+	free(used);
 	free(bad);
 	free(hc);
 	free(gwlid);

@@ -547,8 +547,23 @@ START_TEST(t_refused)
 {
 	refused(FABRICS "/torus-6x6.net", "not a fat tree: switches 0x");
 	refused(FABRICS "/random-40.net", "not a fat tree");
-	/* two leaves that share no top switch: no up*-down* route */
-	refused(GOLDEN "/fattree-k4-split.net", "no up*-down* route from switch 0x");
+}
+END_TEST
+
+/* two leaves that share no top switch: routed down and up again through a
+ * gateway leaf, and still free of credit loops */
+START_TEST(t_split)
+{
+	struct ibsm_topo *t = load_net(GOLDEN "/fattree-k4-split.net", 0);
+	struct ibsm_routes *r = route_ok(t, NULL);
+	struct verify_report rep;
+
+	ck_assert_int_eq(verify_routes(t, r, NULL, &rep), 0);
+	ck_assert(rep.ok);
+	ck_assert(!rep.credit_loop);
+	ck_assert_uint_eq(rep.ca_unreachable, 0);
+	routes_del(r);
+	topo_del(t);
 }
 END_TEST
 
@@ -791,6 +806,7 @@ static Suite *ftree_suite(void)
 	tcase_add_test(tc, t_complete);
 	tcase_add_test(tc, t_degraded);
 	tcase_add_test(tc, t_refused);
+	tcase_add_test(tc, t_split);
 	tcase_add_test(tc, t_lmc);
 	tcase_add_test(tc, t_options);
 	tcase_add_test(tc, t_plugin);
