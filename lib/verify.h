@@ -20,6 +20,7 @@
 
 #define VERIFY_MAX_HOPS 64
 #define VERIFY_MAX_SHIFTS 65536 /* more shift permutations asked for count as this many */
+#define VERIFY_MAX_THREADS 64   /* more threads asked for count as this many */
 
 struct verify_opts {
 	bool credit_loops;  /* check the channel dependency graph */
@@ -27,6 +28,8 @@ struct verify_opts {
 	bool switch_sources;     /* switches send too (else only end ports) in the CDG */
 	bool stats;         /* link load, shift congestion, path lengths */
 	unsigned shifts;    /* shift permutations to sample (0: none) */
+	unsigned threads;   /* worker threads; 0: one per online CPU (at most 16), one
+			     * for a small fabric. The report is the same whatever the number */
 };
 
 /*
@@ -71,7 +74,9 @@ struct verify_report {
 
 /*
  * Verify routes r over topology t. Fills rep; returns 0 when the routes
- * pass, -EINVAL when they do not (rep->problem says why), -ENOMEM.
+ * pass, -EINVAL when they do not (rep->problem says why), -ENOMEM. Runs
+ * o->threads threads of its own besides the caller's, joined before it
+ * returns; they touch nothing but t, r and the verifier's own memory.
  */
 int verify_routes(const struct ibsm_topo *t, const struct ibsm_routes *r,
 		  const struct verify_opts *o, struct verify_report *rep);

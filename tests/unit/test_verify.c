@@ -4,8 +4,9 @@
  * with the right counts and words (a missing entry, a dead port, a
  * forwarding loop); a ring routed one way round has a credit loop that
  * SLs on two VLs (a dateline) remove; the statistics match hand-computed
- * values and the referee's formulas; and on random tables every count and
- * statistic matches a plain per-pair walk.
+ * values and the referee's formulas; on random tables every count and
+ * statistic matches a plain per-pair walk; and any number of threads gives
+ * the same report, field for field, problem text included.
  */
 #include "config.h"
 
@@ -185,6 +186,37 @@ static int verify(const struct ibsm_topo *t, const struct ibsm_routes *r,
 
 	ck_assert_int_eq(err, rep->ok ? 0 : -EINVAL);
 	return err;
+}
+
+/* every field of two reports but the time taken, bit for bit */
+static void same_report(const struct verify_report *a, const struct verify_report *b,
+			const char *what)
+{
+	ck_assert_msg(a->ok == b->ok, "%s: ok", what);
+	ck_assert_msg(a->pairs == b->pairs, "%s: pairs", what);
+	ck_assert_msg(a->unreachable == b->unreachable, "%s: unreachable", what);
+	ck_assert_msg(a->looping == b->looping, "%s: looping", what);
+	ck_assert_msg(a->ca_pairs == b->ca_pairs, "%s: ca_pairs", what);
+	ck_assert_msg(a->ca_unreachable == b->ca_unreachable, "%s: ca_unreachable", what);
+	ck_assert_msg(a->credit_loop_checked == b->credit_loop_checked, "%s: checked", what);
+	ck_assert_msg(a->credit_loop == b->credit_loop, "%s: credit_loop", what);
+	ck_assert_msg(a->credit_loop_vl == b->credit_loop_vl, "%s: credit_loop_vl", what);
+	ck_assert_msg(a->vls == b->vls, "%s: vls", what);
+	ck_assert_msg(!strcmp(a->problem, b->problem), "%s: problem '%s', not '%s'", what,
+		      b->problem, a->problem);
+	ck_assert_msg(a->a2a_max_link_load == b->a2a_max_link_load, "%s: a2a max", what);
+	ck_assert_msg(!memcmp(&a->a2a_mean_link_load, &b->a2a_mean_link_load, sizeof(double)),
+		      "%s: a2a mean", what);
+	ck_assert_msg(a->shift_max_congestion == b->shift_max_congestion, "%s: shift max", what);
+	ck_assert_msg(
+	    !memcmp(&a->shift_mean_congestion, &b->shift_mean_congestion, sizeof(double)),
+	    "%s: shift mean", what);
+	ck_assert_msg(!memcmp(&a->path_stretch, &b->path_stretch, sizeof(double)),
+		      "%s: stretch", what);
+	ck_assert_msg(!memcmp(a->hops_hist, b->hops_hist, sizeof(a->hops_hist)), "%s: hops",
+		      what);
+	ck_assert_msg(!memcmp(a->extra_hops_hist, b->extra_hops_hist, sizeof(a->extra_hops_hist)),
+		      "%s: extra hops", what);
 }
 
 /* sources: every switch and end port; destinations: every owned LID */
@@ -831,16 +863,21 @@ static void naive_verify(const struct ibsm_topo *t, const struct ibsm_routes *r,
  * Random fabrics (a ring of switches with random chords, hosts with LMC 0
  * or 1) with random tables: mostly min-hop's entries, some changed to
  * another linked port, port 0, an end port's port, an unused port or a
- * drop; random SLs on 1 to 3 VLs. Everything must agree with the walk.
+ * drop; random SLs on 1 to 3 VLs. Everything must agree with the walk, on
+ * 4 threads (with chunks of a few LIDs each), and one thread must report
+ * the same.
  */
 START_TEST(t_random_against_walk)
 {
 	uint64_t seed = 0x5eed;
 	unsigned round, nbad = 0, nloops = 0, ncredit = 0;
+	struct verify_opts o4 = all_checks, o1 = all_checks;
 
+	o4.threads = 4;
+	o1.threads = 1;
 	for (round = 0; round < 300; round++) {
 		struct fab f;
-		struct verify_report rep;
+		struct verify_report rep, rep1;
 		struct naive nv;
 		struct ibsm_topo *t;
 		struct ibsm_routes *r;
@@ -889,7 +926,9 @@ START_TEST(t_random_against_walk)
 				r->sl[i] = (uint8_t)(lcg(&seed) % 16);
 			r->num_vls = (uint8_t)nvl;
 		}
-		verify(t, r, &all_checks, &rep);
+		verify(t, r, &o4, &rep);
+		verify(t, r, &o1, &rep1);
+		same_report(&rep1, &rep, "threads 1 and 4");
 		naive_verify(t, r, 8, &nv);
 		ck_assert_uint_eq(rep.pairs, nv.pairs);
 		ck_assert_uint_eq(rep.unreachable, nv.unreachable);
@@ -922,6 +961,95 @@ START_TEST(t_random_against_walk)
 	ck_assert_uint_gt(nloops, 10);
 	ck_assert_uint_gt(ncredit, 10);
 	ck_assert_uint_lt(nbad, 290);
+}
+END_TEST
+
+/* --- threads --- */
+
+/*
+ * A fat tree (336 LIDs: six tiles) with random damage spread over many
+ * LIDs (so that threads meet different first problems), random SLs, some
+ * out of range, and every option: any number of threads, the report of
+ * one.
+ */
+START_TEST(t_threads_same_report)
+{
+	static const unsigned nthreads[] = {0, 2, 3, 4, 7, 1000};
+	struct ibsm_topo *t = fat_tree(8, 1);
+	struct ibsm_routes *good = minhop(t), *r = minhop(t);
+	size_t size = (size_t)r->nsw * r->stride, i;
+	uint64_t seed = 0x7ead5;
+	unsigned round, k, nproblem = 0, nsl = 0;
+	uint32_t l;
+	char what[80];
+
+	for (round = 0; round < 40; round++) {
+		struct verify_opts o = {
+		    .credit_loops = round % 5 != 4,
+		    .credit_loops_fatal = round % 2,
+		    .switch_sources = round % 3 == 0,
+		    .stats = round % 7 != 6,
+		    .shifts = round % 4 == 1 ? 0 : round % 4 == 2 ? 100 : 8,
+		};
+		struct verify_report one, many;
+		unsigned damage = round % 4, nvl = 1 + lcg(&seed) % 4;
+
+		memcpy(r->lft, good->lft, size);
+		for (i = 0; i < size && damage; i++) {
+			uint32_t x = lcg(&seed) % 1000;
+
+			if (x < damage)
+				r->lft[i] = x % 2 ? ROUTE_NONE : (uint8_t)(1 + lcg(&seed) % 9);
+		}
+		free(r->sl);
+		r->sl = NULL;
+		r->num_vls = 0;
+		if (round % 3) {
+			r->sl = xcalloc(size, 1);
+			for (i = 0; i < size; i++)
+				r->sl[i] = (uint8_t)(lcg(&seed) % (round % 6 == 5 ? 17 : 16));
+			r->num_vls = (uint8_t)nvl;
+		}
+		o.threads = 1;
+		verify(t, r, &o, &one);
+		nproblem += one.problem[0] != 0;
+		nsl += !!strstr(one.problem, "has sl 16");
+		for (k = 0; k < ARRAY_SIZE(nthreads); k++) {
+			o.threads = nthreads[k];
+			verify(t, r, &o, &many);
+			snprintf(what, sizeof(what), "round %u, threads %u", round, nthreads[k]);
+			same_report(&one, &many, what);
+		}
+	}
+	/* damage found, and an SL out of range first somewhere */
+	ck_assert_uint_gt(nproblem, 20);
+	ck_assert_uint_gt(nsl, 0);
+
+	/* one SL out of range, at one LID after another: whichever thread meets it */
+	memcpy(r->lft, good->lft, size);
+	free(r->sl);
+	r->sl = xcalloc(size, 1);
+	r->num_vls = 2;
+	for (l = 1; l <= t->max_lid; l += 5) {
+		struct verify_opts o = {.credit_loops = true, .threads = 4};
+		struct verify_report one, many;
+		uint32_t s = l % t->nsw;
+
+		if (t->lids[l].sw == TOPO_NONE)
+			continue;
+		r->sl[(size_t)s * r->stride + l] = 16;
+		ck_assert_int_eq(verify(t, r, &o, &many), -EINVAL);
+		snprintf(what, sizeof(what), "switch 0x%016" PRIx64 " has sl 16 for lid %u",
+			 t->sw[s].guid, l);
+		ck_assert_str_eq(many.problem, what);
+		o.threads = 1;
+		verify(t, r, &o, &one);
+		same_report(&one, &many, what);
+		r->sl[(size_t)s * r->stride + l] = 0;
+	}
+	routes_del(good);
+	routes_del(r);
+	topo_del(t);
 }
 END_TEST
 
@@ -1007,6 +1135,7 @@ static Suite *verify_suite(void)
 	tcase_add_test(tc, t_credit_loop_ring);
 	tcase_add_test(tc, t_stats_leaf_spine);
 	tcase_add_test(tc, t_random_against_walk);
+	tcase_add_test(tc, t_threads_same_report);
 	tcase_add_test(tc, t_fat_tree);
 	suite_add_tcase(s, tc);
 	return s;
