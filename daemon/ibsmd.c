@@ -28,6 +28,8 @@
 #include "control.h"
 #include "log.h"
 #include "offline.h"
+#include "partconf.h"
+#include "pkey.h"
 #include "sm.h"
 #include "status.h"
 #include "umad.h"
@@ -88,6 +90,15 @@ static int flags_apply(struct ibsm_conf *c, struct conf_errors *errs)
 			n++;
 		}
 	return n;
+}
+
+/* a bad partitions file is a bad configuration (a missing one is not) */
+static void partitions_check(const char *path, struct conf_errors *errs)
+{
+	struct partconf *pc;
+
+	if (path && path[0] && partconf_load(path, &pc, errs) == 0)
+		partconf_free(pc);
 }
 
 static void usage(FILE *f)
@@ -368,6 +379,14 @@ CMD(counters)
 	return r;
 }
 
+CMD(multicast)
+{
+	(void)peer;
+	(void)req;
+	(void)err;
+	return status_multicast(((struct daemon *)arg)->sm);
+}
+
 CMD(events)
 {
 	struct daemon *d = arg;
@@ -439,6 +458,14 @@ static json_t *strlist(const struct conf_errors *l)
 	return a;
 }
 
+CMD(partitions)
+{
+	(void)peer;
+	(void)req;
+	(void)err;
+	return status_partitions(((struct daemon *)arg)->sm);
+}
+
 CMD(reload)
 {
 	struct daemon *d = arg;
@@ -477,6 +504,8 @@ static const struct ctl_cmd ctl_cmds[] = {
 	 .fn = cmd_config},
 	{.name = "counters", .help = "MAD, trap, sweep and drop counters", .fn = cmd_counters},
 	{.name = "events", .help = "the last events (n)", .fn = cmd_events},
+	{.name = "multicast", .help = "multicast groups, MLIDs and MFT state",
+	 .fn = cmd_multicast},
 	{.name = "sweep", .action = true, .help = "start a sweep (kind: heavy or light)",
 	 .fn = cmd_sweep},
 	{.name = "reroute", .action = true, .help = "recompute and program the routes",
@@ -485,6 +514,8 @@ static const struct ctl_cmd ctl_cmds[] = {
 	 .fn = cmd_loglevel},
 	{.name = "reload", .action = true, .help = "re-read the configuration file",
 	 .fn = cmd_reload},
+	{.name = "partitions", .help = "partitions, their members and IPoIB parameters",
+	 .fn = cmd_partitions},
 };
 
 /* --- reload --- */
@@ -504,6 +535,9 @@ static int daemon_reload(struct daemon *d, struct conf_errors *errs, struct conf
 	if (d->conf_path && conf_load_file(neu, d->conf_path, errs) != 0)
 		r = -EINVAL;
 	if (!r && flags_apply(neu, errs))
+		r = -EINVAL;
+	/* the partitions file too; on any error the old partitions stay */
+	if (!r && pkey_load(d->sm, neu->partition_config_file, errs) != 0)
 		r = -EINVAL;
 	if (r < 0) {
 		for (i = 0; i < errs->n; i++)
@@ -824,6 +858,8 @@ int main(int argc, char **argv)
 	if (d.conf_path)
 		conf_load_file(d.conf, d.conf_path, &errs);
 	flags_apply(d.conf, &errs);
+	if (!errs.n)
+		partitions_check(d.conf->partition_config_file, &errs);
 	if (errs.n) {
 		for (i = 0; i < errs.n; i++)
 			fprintf(stderr, "%s\n", errs.msg[i]);
@@ -908,7 +944,12 @@ int main(int argc, char **argv)
 	evsignal_add(d.sig_usr1, NULL);
 	setup_watchdog(&d);
 
-	if (sm_start(d.sm) < 0) {
+	if (pkey_load(d.sm, d.sm->conf->partition_config_file, &errs) != 0) {
+		for (i = 0; i < errs.n; i++)
+			log_msg(IBSM_LOG_ERROR, "%s", errs.msg[i]);
+		log_msg(IBSM_LOG_ERROR, "cannot load the partitions, exiting");
+		d.exit_code = 1;
+	} else if (sm_start(d.sm) < 0) {
 		log_msg(IBSM_LOG_ERROR, "cannot set up routing, exiting");
 		d.exit_code = 1;
 	} else {
@@ -932,6 +973,7 @@ int main(int argc, char **argv)
 		unlink(pidfile);
 	for (i = 0; i < nflags; i++)
 		free(flags[i].value);
+	conf_errors_free(&errs);
 	log_close();
 	return d.exit_code;
 }

@@ -19,6 +19,7 @@
 
 #include "lid.h"
 #include "log.h"
+#include "pkey.h"
 #include "sweep.h"
 #include "util.h"
 
@@ -108,6 +109,24 @@ static bool link_configurable(const struct ibsm_fabric *f, const struct ibsm_por
 	return p->pi.phys_state == IBSM_PHYS_LINKUP;
 }
 
+/* PortInfo CapabilityMask IsClientReregistrationSupported */
+#define CAP_CLIENT_REREG (1u << 25)
+
+/*
+ * IBA 14.4.11: ask a CA port's clients to register again (subscriptions,
+ * multicast joins, services) when ibsmd takes the subnet over (its first
+ * heavy sweep as master, as OpenSM) and when the port's LID changes.
+ */
+static bool client_rereg_wanted(const struct ibsm_sm *sm, const struct ibsm_port *p)
+{
+	if (sm->conf->no_clients_rereg || node_is_switch(p->node) ||
+	    !(p->pi.cap_mask & CAP_CLIENT_REREG))
+		return false;
+	if (sm->state != IBSM_SM_MASTER)
+		return true;
+	return p->pi.lid && p->pi.lid != p->lid;
+}
+
 bool link_desired_portinfo(const struct ibsm_sm *sm, const struct ibsm_port *p,
 			   struct ibsm_portinfo *want)
 {
@@ -133,6 +152,7 @@ bool link_desired_portinfo(const struct ibsm_sm *sm, const struct ibsm_port *p,
 	want->client_rereg = 0;
 	want->mkey = c->m_key;
 	if (has_lid) {
+		want->client_rereg = client_rereg_wanted(sm, p);
 		want->lid = p->lid;
 		want->lmc = p->lmc;
 		want->sm_lid = sm->sm_lid;
@@ -155,6 +175,8 @@ bool link_desired_portinfo(const struct ibsm_sm *sm, const struct ibsm_port *p,
 				(uint8_t)(leaf ? c->leaf_vl_stall_count : c->vl_stall_count);
 			want->hoq_life = (uint8_t)(leaf ? c->leaf_head_of_queue_lifetime
 							: c->head_of_queue_lifetime);
+			/* partition enforcement toward the end port it faces (pkey.c) */
+			pkey_enforce(sm, p, &want->part_enf_inb, &want->part_enf_outb);
 		}
 		if (p->pi.port_state == IBSM_PORT_INIT)
 			want->port_state = IBSM_PORT_ARMED;
@@ -177,6 +199,7 @@ enum {
 	PF_HOQ_LIFE = 1 << 10,
 	PF_PHYS_ERR = 1 << 11,
 	PF_OVERRUN_ERR = 1 << 12,
+	PF_PART_ENF = 1 << 13,
 };
 
 /* which managed fields differ */
@@ -197,6 +220,9 @@ static uint32_t portinfo_diff(const struct ibsm_portinfo *a, const struct ibsm_p
 	m |= a->hoq_life != b->hoq_life ? PF_HOQ_LIFE : 0;
 	m |= a->local_phys_err != b->local_phys_err ? PF_PHYS_ERR : 0;
 	m |= a->overrun_err != b->overrun_err ? PF_OVERRUN_ERR : 0;
+	m |= a->part_enf_inb != b->part_enf_inb || a->part_enf_outb != b->part_enf_outb
+		     ? PF_PART_ENF
+		     : 0;
 	return m;
 }
 
@@ -207,7 +233,7 @@ static uint32_t portinfo_diff(const struct ibsm_portinfo *a, const struct ibsm_p
  */
 static bool portinfo_needs_set(const struct ibsm_port *p, const struct ibsm_portinfo *want)
 {
-	return want->port_state != IBSM_PORT_NOP ||
+	return want->port_state != IBSM_PORT_NOP || want->client_rereg ||
 	       (portinfo_diff(want, &p->pi) & ~p->pi_unkept) != 0;
 }
 
@@ -275,6 +301,7 @@ static bool activate_produce(struct sweep *sw)
 		if (!link_desired_portinfo(sw->sm, p, &want))
 			continue;
 		want.port_state = IBSM_PORT_ACTIVE;
+		want.client_rereg = 0; /* asked for once, in the configuring Set */
 		send_portinfo_set(sw, p, &want, SR_PI_ACTIVE);
 		return true;
 	}

@@ -19,28 +19,45 @@ struct ibsm_partitions;
 
 #define IBSM_PKEY_DEFAULT 0xffff /* the default partition, full member */
 #define IBSM_PKEY_FULL    0x8000 /* membership bit */
+#define IBSM_PKEY_BLOCK   32     /* P_Keys in one P_KeyTable block */
+#define IBSM_PKEY_MAX     1024   /* entries ibsmd manages on a port, whatever its cap */
 
 /*
  * Load partition_config_file into sm (at start and on reload). A missing
- * file means only the default partition (0x7fff, every port a full
- * member, IPoIB). Errors name file:line; on error nothing changes.
- * Returns the number of errors or -errno.
+ * file (or path NULL/"") means only the default partition (0x7fff, every
+ * port a full member, IPoIB). Errors name file:line; on error nothing
+ * changes. Returns the number of errors or -errno. The tables follow at
+ * the next heavy sweep: the caller asks for one.
  */
 int pkey_load(struct ibsm_sm *sm, const char *path, struct conf_errors *errs);
 void pkey_fini(struct ibsm_sm *sm);
 
-/* the P_Key table ibsmd wants on a port (index order); NULL/0 if none */
+/*
+ * The P_Key table ibsmd wants on a port (index order, 0: an empty entry,
+ * trailing empties left out); NULL/0 if none (a switch port that does not
+ * enforce). Valid until the next sweep or reload.
+ */
 const uint16_t *pkey_table(const struct ibsm_sm *sm, const struct ibsm_port *p, size_t *n);
 /*
  * The P_Key two end ports may use to talk: the one of a shared partition
  * where at least one is a full member (the default first); 0 if none.
- * want: a P_Key the requester asked for, 0 for any.
+ * want: a P_Key the requester asked for, 0 for any. The result carries a's
+ * membership bit.
  */
 uint16_t pkey_common(const struct ibsm_sm *sm, const struct ibsm_port *a,
 		     const struct ibsm_port *b, uint16_t want);
 /* is port p a member (full or limited) of partition pkey (low 15 bits)? */
 bool pkey_member(const struct ibsm_sm *sm, const struct ibsm_port *p, uint16_t pkey,
 		 bool *full);
+/*
+ * PortInfo PartitionEnforcementInbound/Outbound wanted on a switch external
+ * port (part_enforce, no_partition_enforcement): on when it faces a CA or
+ * router port whose P_Keys fit its PartitionEnforcementCap. False (in/out
+ * untouched) when ibsmd leaves the bits alone: not a switch external port,
+ * or a switch without PartitionEnforcementCap.
+ */
+bool pkey_enforce(const struct ibsm_sm *sm, const struct ibsm_port *p, uint8_t *in,
+		  uint8_t *out);
 
 /* partitions with the ipoib flag, for the multicast groups IPoIB needs */
 struct pkey_ipoib {
@@ -50,6 +67,43 @@ struct pkey_ipoib {
 	uint8_t tclass;
 	uint32_t flow_label;
 };
+/* one entry per partition and scope; returns how many there are (fills max) */
 size_t pkey_ipoib_partitions(const struct ibsm_sm *sm, struct pkey_ipoib *out, size_t max);
+
+/* the groups of the mgid lines, one per scope (the scope nibble set in mgid) */
+struct pkey_mgroup {
+	uint8_t mgid[16];
+	uint16_t pkey;     /* the partition's, with the full bit */
+	uint8_t mtu, rate, sl, scope;
+	uint32_t qkey;
+	uint8_t tclass;
+	uint32_t flow_label;
+};
+/* returns how many there are (fills max) */
+size_t pkey_mgroups(const struct ibsm_sm *sm, struct pkey_mgroup *out, size_t max);
+
+/* a partition as the status view shows it */
+struct pkey_partition_info {
+	char name[64];
+	uint16_t pkey;          /* low 15 bits */
+	bool ipoib, indx0;
+	uint8_t mtu, rate, sl;
+	uint16_t scope_mask;
+	uint32_t qkey;
+	unsigned line;          /* first definition; 0: built in */
+	uint32_t full, limited; /* end ports of the fabric holding it, per membership */
+	uint32_t rules, mgroups;
+};
+/* in the file's order (the default first); returns how many (fills max) */
+size_t pkey_partitions(const struct ibsm_sm *sm, struct pkey_partition_info *out, size_t max);
+
+/* what the partitions came from: the file, or NULL when built in */
+const char *pkey_source(const struct ibsm_sm *sm);
+/* P_KeyTable SMPs since start */
+struct pkey_counters {
+	uint64_t gets, sets, failed, unkept; /* unkept: Sets the port answered differently */
+	uint64_t loads;                      /* successful pkey_load calls */
+};
+void pkey_get_counters(const struct ibsm_sm *sm, struct pkey_counters *c);
 
 #endif

@@ -19,6 +19,9 @@
 #include "dump.h"
 #include "lid.h"
 #include "log.h"
+#include "mad/bits.h"
+#include "mcast.h"
+#include "pkey.h"
 #include "routing.h"
 #include "sa/sa.h"
 #include "sm.h"
@@ -57,7 +60,37 @@ void sm_event(struct ibsm_sm *sm, const char *type, const char *fmt, ...)
 		sm->hooks.event(sm->hooks.arg, ev);
 }
 
+/*
+ * Traps 64/65 (IBA 14.2.5.1, 13.4.8.2): an end port's GID came into service
+ * (its port went active) or went out of it (its node left the fabric);
+ * the SM issues them to the SA's subscribers.
+ */
+static void report_gid(struct ibsm_sm *sm, uint16_t trap, const struct ibsm_port *p)
+{
+	struct ibsm_notice n = {.generic = true, .type = 3, /* subnet management */
+				.producer_or_vendor = 4,   /* class manager */
+				.trap_num = trap, .issuer_lid = sm->sm_lid};
+	uint8_t data[IBSM_SMP_DATA_SIZE] = {0};
+
+	if (node_is_switch(p->node) || !p->guid)
+		return;
+	/* DataDetails: 6 reserved bytes, then the GID */
+	bits_set(n.details, 6 * 8, 64, sm->conf->subnet_prefix);
+	bits_set(n.details, 14 * 8, 64, p->guid);
+	notice_encode(data, &n);
+	sa_inform_report(sm, data);
+}
+
 /* --- SMP plumbing --- */
+
+/* an activation Set was answered: a port that is active now is in service */
+static void port_activated(struct sweep *sw, const struct sreq *q)
+{
+	struct ibsm_node *n = fabric_node_find(&sw->sm->fabric, q->guid);
+
+	if (n && q->port <= n->nports && n->ports[q->port].pi.port_state == IBSM_PORT_ACTIVE)
+		report_gid(sw->sm, 64, &n->ports[q->port]);
+}
 
 static void sreq_complete(void *arg, int err, const uint8_t *resp, size_t len)
 {
@@ -97,6 +130,8 @@ static void sreq_complete(void *arg, int err, const uint8_t *resp, size_t len)
 	case SR_PI_CONFIG:
 	case SR_PI_ACTIVE:
 		link_handle(sw, q, &h, data, err);
+		if (q->kind == SR_PI_ACTIVE && data)
+			port_activated(sw, q);
 		break;
 	case SR_SI_SET:
 	case SR_LFT:
@@ -160,6 +195,7 @@ static void space_cb(void *arg)
 
 	if (sm->sweep)
 		sweep_kick(sm->sweep);
+	mcast_space(sm);
 }
 
 void sweep_kick(struct sweep *sw)
@@ -193,10 +229,14 @@ static void phase_enter(struct sweep *sw, enum sweep_phase ph, void (*done)(stru
 static void node_gone(void *arg, struct ibsm_node *n)
 {
 	struct sweep *sw = arg;
+	unsigned p;
 
 	sw->res.nodes_removed++;
 	sm_event(sw->sm, "node_lost", "lost %s node 0x%016" PRIx64 " \"%s\"",
 		 node_type_name(n->type), n->guid, n->desc);
+	for (p = 1; p <= n->nports; p++)
+		if (n->ports[p].pi.port_state == IBSM_PORT_ACTIVE)
+			report_gid(sw->sm, 65, &n->ports[p]);
 }
 
 static void phase_discovered(struct sweep *sw)
@@ -505,6 +545,7 @@ static void sweep_finish(struct sweep *sw)
 	}
 	free(sw);
 	sm->sweep = NULL;
+	mcast_sweep_done(sm, res.heavy);
 	if (sm->hooks.sweep_done)
 		sm->hooks.sweep_done(sm->hooks.arg, &res);
 	schedule_start(sm);
@@ -638,6 +679,7 @@ struct ibsm_sm *sm_new(struct event_base *base, struct ibsm_conf *conf, struct i
 	if (hooks)
 		sm->hooks = *hooks;
 	fabric_init(&sm->fabric);
+	mcast_init(sm);
 	events_init(&sm->events, 1000);
 	snprintf(sm->routing.engine, sizeof(sm->routing.engine), "none");
 	path = conf->cache_dir ? xasprintf("%s/guid2lid", conf->cache_dir) : NULL;
@@ -674,6 +716,8 @@ void sm_del(struct ibsm_sm *sm)
 		free(sm->sweep);
 		sm->sweep = NULL;
 	}
+	mcast_fini(sm);
+	pkey_fini(sm);
 	event_free(sm->start_ev);
 	event_free(sm->light_timer);
 	event_free(sm->hold_timer);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "sa/sa.h"
 #include "sm.h"
 #include "smstate.h"
 #include "util.h"
@@ -115,6 +116,8 @@ static void smi_request(void *arg, const uint8_t *in, size_t len, const struct i
 		notice_decode(smp_data(mad), &notice);
 		repress_trap(sm, mad, from);
 		handle_trap(sm, &notice, from->lid);
+		/* and to the SA's subscribers (13.4.9), as OpenSM forwards every trap */
+		sa_inform_report(sm, smp_data(in));
 		return;
 	}
 	sm->stats.bad_smps++;

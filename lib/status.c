@@ -11,7 +11,11 @@
 #include <strings.h>
 #include <time.h>
 
+#include <arpa/inet.h>
+
 #include "lid.h"
+#include "mcast.h"
+#include "pkey.h"
 #include "routing.h"
 #include "topo.h"
 #include "sm.h"
@@ -800,6 +804,87 @@ json_t *status_counters(const struct ibsm_sm *sm)
 		"lft_blocks_sent", (json_int_t)st->lft_blocks_sent,
 		"requests", "sminfo", (json_int_t)st->sminfo_queries, "sa",
 		(json_int_t)st->sa_requests);
+}
+
+json_t *status_multicast(const struct ibsm_sm *sm)
+{
+	json_t *arr = json_array();
+	struct mcast_group_view gv;
+	struct mcast_stats st;
+	char mgid[INET6_ADDRSTRLEN], hex[8];
+	size_t pos = 0;
+
+	while (mcast_group_next(sm, &pos, &gv)) {
+		const struct ibsm_mcmember_rec *r = &gv.rec;
+
+		inet_ntop(AF_INET6, r->mgid, mgid, sizeof(mgid));
+		snprintf(hex, sizeof(hex), "0x%04x", r->pkey);
+		json_array_append_new(
+			arr, json_pack("{s:s, s:i, s:s, s:I, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i,"
+				       " s:i, s:b}",
+				       "mgid", mgid, "mlid", r->mlid, "pkey", hex, "qkey",
+				       (json_int_t)r->qkey, "mtu", r->mtu, "rate", r->rate, "sl", r->sl,
+				       "scope", r->scope, "members", (int)gv.members, "full",
+				       (int)gv.full, "non", (int)gv.non, "send_only", (int)gv.send_only,
+				       "hop_limit", r->hop_limit, "well_known", gv.well_known));
+	}
+	mcast_get_stats(sm, &st);
+	return json_pack("{s:o, s:I, s:I, s:i,"
+			 " s:{s:I, s:I, s:I, s:I, s:I},"
+			 " s:{s:i, s:i, s:i, s:b, s:b, s:I, s:I, s:I}}",
+			 "groups", arr, "count", (json_int_t)st.groups, "mlids_in_use",
+			 (json_int_t)st.mlids, "mlid_max", st.mlid_max,
+			 "requests", "joins", (json_int_t)st.joins, "leaves", (json_int_t)st.leaves,
+			 "refused", (json_int_t)st.refused, "created", (json_int_t)st.created,
+			 "deleted", (json_int_t)st.deleted,
+			 "mft", "switches", (int)st.switches, "blocks_pending", (int)st.blocks_pending,
+			 "stale_entries", (int)st.stale_entries, "clean",
+			 !st.blocks_pending && !st.stale_entries && !st.programming, "programming",
+			 st.programming, "passes", (json_int_t)st.passes, "blocks_sent",
+			 (json_int_t)st.blocks_sent, "block_errors", (json_int_t)st.block_errors);
+}
+
+json_t *status_partitions(const struct ibsm_sm *sm)
+{
+	const struct ibsm_conf *c = sm->conf;
+	size_t n = pkey_partitions(sm, NULL, 0), i;
+	struct pkey_partition_info *pi = xcalloc(n ? n : 1, sizeof(*pi));
+	json_t *arr = json_array();
+	struct pkey_counters cnt;
+	char pkey[8], qkey[12];
+	unsigned s;
+
+	n = MIN(pkey_partitions(sm, pi, n), n);
+	for (i = 0; i < n; i++) {
+		json_t *scopes = json_array();
+
+		for (s = 1; s < 16; s++)
+			if (pi[i].scope_mask & (1u << s))
+				json_array_append_new(scopes, json_integer(s));
+		snprintf(pkey, sizeof(pkey), "0x%04x", pi[i].pkey);
+		snprintf(qkey, sizeof(qkey), "0x%08x", pi[i].qkey);
+		json_array_append_new(
+			arr, json_pack("{s:s, s:s, s:b, s:b, s:i, s:i, s:i, s:o, s:s, s:{s:i, s:i},"
+				       " s:i, s:i, s:i}",
+				       "name", pi[i].name, "pkey", pkey, "ipoib", pi[i].ipoib, "indx0",
+				       pi[i].indx0, "mtu", pi[i].mtu, "rate", pi[i].rate, "sl", pi[i].sl,
+				       "scopes", scopes, "qkey", qkey, "members", "full",
+				       (int)pi[i].full, "limited", (int)pi[i].limited, "rules",
+				       (int)pi[i].rules, "mgroups", (int)pi[i].mgroups, "line",
+				       (int)pi[i].line));
+	}
+	free(pi);
+	pkey_get_counters(sm, &cnt);
+	return json_pack("{s:s?, s:s, s:b, s:b, s:o, s:{s:I, s:I, s:I, s:I, s:I}}", "file",
+			 pkey_source(sm), "enforce",
+			 c->no_partition_enforcement ? "off"
+			 : c->part_enforce	     ? c->part_enforce
+						     : "both",
+			 "allow_both_pkeys", c->allow_both_pkeys, "keep_pkey_indexes",
+			 c->keep_pkey_indexes, "partitions", arr, "smps", "gets",
+			 (json_int_t)cnt.gets, "sets", (json_int_t)cnt.sets, "failed",
+			 (json_int_t)cnt.failed, "unkept", (json_int_t)cnt.unkept, "loads",
+			 (json_int_t)cnt.loads);
 }
 
 json_t *status_event_json(const struct ibsm_event *ev)

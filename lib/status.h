@@ -55,6 +55,11 @@ json_t *status_routing(const struct ibsm_sm *sm);
 json_t *status_config(const struct ibsm_sm *sm, const char *key, struct status_err *err);
 /* MAD, trap, sweep, SA and drop counters */
 json_t *status_counters(const struct ibsm_sm *sm);
+/* multicast groups (MGID, MLID, parameters, member counts), MLIDs, MFT state */
+json_t *status_multicast(const struct ibsm_sm *sm);
+/* {"file", "enforce", "partitions": [{"name", "pkey", "members": {"full", "limited"}, ...}],
+ *  "smps"} */
+json_t *status_partitions(const struct ibsm_sm *sm);
 /* the last n events, oldest first */
 json_t *status_events(const struct ibsm_sm *sm, size_t n);
 /* one event as streamed to subscribers */

@@ -1,8 +1,108 @@
-/* stub: this record family is being written */
+/*
+ * pkey.c (SA): P_KeyTableRecord (IBA 15.2.5.11), Get and GetTable.
+ *
+ * Trusted requests only: the spec (p922, as OpenSM reads it) gives
+ * P_KeyTableRecords to requesters that prove the SA_Key and nobody else;
+ * others get ERR_REQ_INVALID, as from OpenSM (saquery --smkey).
+ *
+ * A record per port and 32-entry block of the P_Key table ibsmd keeps on
+ * it (pkey_table(), lib/pkey.c): CA and router ports with a LID, and every
+ * port of a switch, 0 and the external ones, keyed by the switch's LID and
+ * the port number. A port with no table has no records. LID (anywhere in
+ * the LMC range), PortNum and BlockNum, when asked, pick directly.
+ */
 #include "config.h"
 
+#include "fabric.h"
+#include "pkey.h"
 #include "sa/sa.h"
 #include "sa/sa_int.h"
+#include "sa/view.h"
 #include "sm.h"
 
-const struct sa_family sa_family_pkey = {.attr_id = IBSM_SA_ATTR_PKEY_RECORD};
+#define WANT(q, c) ((q)->sa.comp_mask & IBSM_SA_COMP(c))
+
+#define PKEYS_PER_BLOCK 32
+
+static void add(const struct sa_view *v, struct sa_resp *r, const struct ibsm_port *p)
+{
+	const struct sa_req *q = v->q;
+	const struct sa_record_desc *d = q->desc;
+	const struct ibsm_port *lp = sa_lid_port(p);
+	const uint16_t *tbl;
+	size_t n = 0, b, b0 = 0, b1, i;
+
+	if (!lp->lid || !sa_view_port(v, p))
+		return;
+	tbl = pkey_table(q->sm, p, &n);
+	if (!tbl || !n)
+		return;
+	b1 = (n + PKEYS_PER_BLOCK - 1) / PKEYS_PER_BLOCK;
+	if (WANT(q, IBSM_PKR_BLOCK)) {
+		b0 = (size_t)sa_get(d, q->rec, IBSM_PKR_BLOCK);
+		b1 = MIN(b0 + 1, b1);
+	}
+	for (b = b0; b < b1; b++) {
+		uint8_t *rec = sa_resp_add(r), *t = rec + d->fields[IBSM_PKR_TABLE].bit_off / 8;
+
+		sa_set(d, rec, IBSM_PKR_LID, lp->lid);
+		sa_set(d, rec, IBSM_PKR_BLOCK, b);
+		sa_set(d, rec, IBSM_PKR_PORT, p->num);
+		for (i = 0; i < PKEYS_PER_BLOCK && b * PKEYS_PER_BLOCK + i < n; i++) {
+			t[2 * i] = (uint8_t)(tbl[b * PKEYS_PER_BLOCK + i] >> 8);
+			t[2 * i + 1] = (uint8_t)tbl[b * PKEYS_PER_BLOCK + i];
+		}
+	}
+}
+
+/* the ports of a node with tables; only: one port number, or -1 for all */
+static void add_node(const struct sa_view *v, struct sa_resp *r, const struct ibsm_node *n,
+		     int only)
+{
+	unsigned i, first = node_is_switch(n) ? 0 : 1;
+
+	if (!sa_view_node(v, n))
+		return;
+	if (only >= 0) {
+		if ((unsigned)only >= first && (unsigned)only <= n->nports)
+			add(v, r, &n->ports[only]);
+		return;
+	}
+	for (i = first; i <= n->nports; i++)
+		add(v, r, &n->ports[i]);
+}
+
+static void pkey_get(struct sa_req *q, struct sa_resp *r)
+{
+	struct ibsm_sm *sm = q->sm;
+	const struct sa_record_desc *d = q->desc;
+	int only = WANT(q, IBSM_PKR_PORT) ? (int)sa_get(d, q->rec, IBSM_PKR_PORT) : -1;
+	struct sa_view v;
+	uint32_t i;
+
+	if (!q->trusted) {
+		r->status = IBSM_SA_ERR_REQ_INVALID;
+		return;
+	}
+	sa_view_init(&v, q);
+	r->matched |= IBSM_SA_COMP(IBSM_PKR_LID);
+	if (WANT(q, IBSM_PKR_LID)) {
+		const struct ibsm_port *lp =
+			sa_port_by_lid(sm, (uint16_t)sa_get(d, q->rec, IBSM_PKR_LID));
+
+		if (!lp)
+			return;
+		if (node_is_switch(lp->node))
+			add_node(&v, r, lp->node, only);
+		else if (sa_view_node(&v, lp->node) && (only < 0 || only == lp->num))
+			add(&v, r, lp);
+		return;
+	}
+	for (i = 0; i < sm->fabric.nnodes; i++)
+		add_node(&v, r, sm->fabric.nodes_v[i], only);
+}
+
+const struct sa_family sa_family_pkey = {
+	.attr_id = IBSM_SA_ATTR_PKEY_RECORD,
+	.get = pkey_get,
+};

@@ -1,9 +1,34 @@
-/* stub: this record family is being written */
+/*
+ * qos.c: SLtoVLMappingTableRecord (IBA 15.2.5.4) and
+ * VLArbitrationTableRecord (15.2.5.10), Get and GetTable: no records.
+ *
+ * ibsmd does not configure QoS yet and so does not know these tables: it
+ * neither writes them nor reads them (reading SLtoVL for every input and
+ * output port pair of every switch is ports squared SMPs per switch,
+ * every sweep, for tables nobody set). What the ports hold is whatever
+ * their firmware or a previous SM left, which ibsmd cannot vouch for, so
+ * the honest answer is no record: Get gets ERR_NO_RECORDS and GetTable an
+ * empty table (the agent's rules for zero records). Once lib/qos.c
+ * programs the tables, these answer what it programmed.
+ */
 #include "config.h"
 
 #include "sa/sa.h"
 #include "sa/sa_int.h"
 #include "sm.h"
 
-const struct sa_family sa_family_sl2vl = {.attr_id = IBSM_SA_ATTR_SL2VL_RECORD};
-const struct sa_family sa_family_vlarb = {.attr_id = IBSM_SA_ATTR_VLARB_RECORD};
+static void qos_get(struct sa_req *q, struct sa_resp *r)
+{
+	(void)q;
+	(void)r;
+}
+
+const struct sa_family sa_family_sl2vl = {
+	.attr_id = IBSM_SA_ATTR_SL2VL_RECORD,
+	.get = qos_get,
+};
+
+const struct sa_family sa_family_vlarb = {
+	.attr_id = IBSM_SA_ATTR_VLARB_RECORD,
+	.get = qos_get,
+};

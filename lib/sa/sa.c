@@ -24,6 +24,7 @@
 #include "mad/smp.h"
 #include "sa/sa.h"
 #include "sa/sa_int.h"
+#include "sa/view.h"
 #include "sm.h"
 #include "util.h"
 #include "xport.h"
@@ -121,6 +122,8 @@ static void send_table(struct ibsm_sm *sm, const struct sa_req *q, const struct 
 
 	/* OpenSM's habit, which clients expect: no records, offset 0 */
 	response_header(q, hdr, method, 0, (uint16_t)(r->n ? pad / 8 : 0));
+	if (r->attr_id) /* GetMulti(MultiPathRecord) answers PathRecords (o15-0.2.7) */
+		bits_set(hdr, 128, 16, r->attr_id);
 	payload = xcalloc(len ? len : 1, 1);
 	for (i = 0; i < r->n; i++)
 		memcpy(payload + i * pad, r->recs + i * r->size, r->size);
@@ -157,7 +160,7 @@ static void filter(const struct sa_req *q, struct sa_resp *r)
 	for (i = 0; i < r->n; i++) {
 		const uint8_t *rec = r->recs + i * r->size;
 
-		if (!sa_match(q->desc, q->sa.comp_mask, q->rec, rec))
+		if (!sa_match(q->desc, q->sa.comp_mask & ~r->matched, q->rec, rec))
 			continue;
 		if (k != i)
 			memmove(r->recs + k * r->size, rec, r->size);
@@ -188,7 +191,7 @@ static void answer_classportinfo(struct ibsm_sm *sm, struct sa_req *q)
 /* the port that sent a request, by its source LID */
 static const struct ibsm_port *requester(struct ibsm_sm *sm, uint16_t lid)
 {
-	return lid ? fabric_port_by_lid(&sm->fabric, lid) : NULL;
+	return sa_port_by_lid(sm, lid);
 }
 
 static void sa_request(void *arg, const uint8_t *in, size_t len, const struct ibsm_mad_addr *from)
@@ -319,6 +322,7 @@ void sa_fini(struct ibsm_sm *sm)
 	xport_register(sm->xport, IBSM_CLASS_SA, NULL, NULL);
 	sa_inform_fini(sm);
 	sa_service_fini(sm);
+	sa_view_fini(sm);
 	rmpp_table_del(sm->sa->rmpp);
 	free(sm->sa);
 	sm->sa = NULL;

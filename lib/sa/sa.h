@@ -13,6 +13,7 @@ struct ibsm_sm;
 struct rmpp_table;
 struct sa_services;
 struct sa_informs;
+struct sa_view_state;
 
 #define IBSM_SA_QKEY 0x80010000u
 
@@ -27,6 +28,7 @@ struct ibsm_sa {
 	struct rmpp_table *rmpp;       /* tables being sent */
 	struct sa_services *services;  /* ServiceRecords (service.c) */
 	struct sa_informs *informs;    /* InformInfo subscriptions (inform.c) */
+	struct sa_view_state *view;    /* LID index, sweep generations (view.c) */
 	struct ibsm_sa_stats stats;
 };
 

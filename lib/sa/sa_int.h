@@ -41,6 +41,9 @@ struct sa_resp {
 	uint8_t *recs;                  /* n * size bytes */
 	size_t cap;
 	uint8_t method;                 /* response method (default: request | 0x80) */
+	uint16_t attr_id;               /* response attribute (default: the request's) */
+	uint64_t matched;               /* components the family matched itself (LID within
+					 * an LMC range, ...): the agent does not compare them */
 };
 
 /* append one record (size bytes); returns where it went, zeroed, to fill in */
@@ -60,6 +63,17 @@ struct sa_family {
 	void (*del)(struct sa_req *q, struct sa_resp *r);
 	void (*getmulti)(struct sa_req *q, struct sa_resp *r);
 };
+
+/* what the route from end port s to dlid offers, as PathRecords see it (path.c) */
+struct sa_path_info {
+	uint8_t hops;  /* switches crossed */
+	uint8_t mtu;   /* MTU code */
+	uint8_t rate;  /* rate code */
+	uint8_t sl;    /* the routing engine's SL, 0 if none */
+};
+/* false when packets from s for dlid do not reach the port owning it */
+bool sa_path_info(struct ibsm_sm *sm, const struct ibsm_port *s, uint16_t dlid,
+		  struct sa_path_info *out);
 
 /* families, registered by sa.c from their files */
 extern const struct sa_family sa_family_node, sa_family_portinfo, sa_family_link,

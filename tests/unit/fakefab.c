@@ -52,6 +52,9 @@ struct fakefab {
 	bool have_answer;
 	void (*answer_cb)(void *arg, const uint8_t *mad, size_t len);
 	void *answer_arg;
+	void (*request_cb)(void *arg, const uint8_t *mad, size_t len,
+			   const struct ibsm_mad_addr *to);
+	void *request_arg;
 };
 
 struct delivery {
@@ -248,6 +251,8 @@ static int sma_portinfo(struct fakefab *ff, int node, int arrival, bool set, uin
 		pt->pi.sm_sl = in.sm_sl;
 		pt->pi.local_phys_err = in.local_phys_err;
 		pt->pi.overrun_err = in.overrun_err;
+		if (in.client_rereg)
+			ff->cnt.rereg_sets++;
 		if (st == IBSM_PORT_ARMED || st == IBSM_PORT_ACTIVE)
 			pt->pi.port_state = (uint8_t)st;
 		ff->cnt.pi_sets++;
@@ -391,7 +396,6 @@ static int ff_send(void *ctx, const uint8_t *in, size_t len, const struct ibsm_m
 	struct ibsm_mad_hdr h;
 	int node = ff->sm_node, arrival = ff->sm_port, i, status;
 
-	(void)to;
 	(void)timeout_ms;
 	if (len < 24)
 		return -EINVAL;
@@ -404,6 +408,12 @@ static int ff_send(void *ctx, const uint8_t *in, size_t len, const struct ibsm_m
 		ff->have_answer = true;
 		if (ff->answer_cb)
 			ff->answer_cb(ff->answer_arg, in, len);
+		return 0;
+	}
+	if (h.mgmt_class != IBSM_CLASS_SMI && h.mgmt_class != IBSM_CLASS_SMI_DIRECT &&
+	    ff->request_cb) {
+		ff->cnt.requests++;
+		ff->request_cb(ff->request_arg, in, len, to);
 		return 0;
 	}
 	ff->cnt.smps++;
@@ -660,6 +670,15 @@ void fakefab_on_answer(struct fakefab *ff, void (*cb)(void *arg, const uint8_t *
 {
 	ff->answer_cb = cb;
 	ff->answer_arg = arg;
+}
+
+void fakefab_on_request(struct fakefab *ff,
+			void (*cb)(void *arg, const uint8_t *mad, size_t len,
+				   const struct ibsm_mad_addr *to),
+			void *arg)
+{
+	ff->request_cb = cb;
+	ff->request_arg = arg;
 }
 
 const uint16_t *fakefab_pkeys(const struct fakefab *ff, int node, int port, size_t *n)

@@ -49,6 +49,8 @@ uint64_t fakefab_port_guid(const struct fakefab *ff, int node, int port);
 struct fakefab_counts {
 	uint64_t smps, gets, sets, lft_sets, pi_sets, si_sets, pkey_sets, mft_sets, dropped;
 	uint64_t answers; /* responses and trap represses the SM sent */
+	uint64_t rereg_sets; /* PortInfo Sets with ClientReregister */
+	uint64_t requests;   /* requests the SM sent to end ports (SA Reports) */
 };
 const struct fakefab_counts *fakefab_counts(const struct fakefab *ff);
 void fakefab_reset_counts(struct fakefab *ff);
@@ -57,6 +59,16 @@ const uint8_t *fakefab_last_answer(const struct fakefab *ff);
 /* every response the SM sends (SA answers, SMInfo, represses) also goes here */
 void fakefab_on_answer(struct fakefab *ff, void (*cb)(void *arg, const uint8_t *mad, size_t len),
 		       void *arg);
+/*
+ * Requests the SM sends that are not SMPs (SA Reports to subscribers) go
+ * to cb instead of coming back undelivered; answer them with
+ * fakefab_inject (same TID, response method), or not at all for a
+ * subscriber that is gone. NULL: back to undelivered.
+ */
+void fakefab_on_request(struct fakefab *ff,
+			void (*cb)(void *arg, const uint8_t *mad, size_t len,
+				   const struct ibsm_mad_addr *to),
+			void *arg);
 /* a port's P_Key table (64 entries) and a switch's MFT entry (16-port position) */
 const uint16_t *fakefab_pkeys(const struct fakefab *ff, int node, int port, size_t *n);
 uint16_t fakefab_mft(const struct fakefab *ff, int node, uint16_t mlid, unsigned position);

@@ -1,0 +1,1063 @@
+/*
+ * test_mcast.c: multicast over the in-process fake fabric: MCMemberRecord
+ * joins, creates and leaves injected as SA MADs, the answers checked;
+ * the MFTs the SM writes walked from every member to every other; MLIDs
+ * allocated and freed (OpenSM's send-only-join + partial-leave leak, 5,000
+ * times); only changed MFT blocks sent; trees after a link failure; the
+ * IPoIB broadcast group at start; traps 66/67 (sa_inform_report wrapped).
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "fakefab.h"
+#include "mad/rmpp.h"
+#include "mad/sa.h"
+#include "mcast.h"
+#include "simenv.h"
+#include "sm.h"
+#include "topofile.h"
+
+/*
+ * h1 (the SM) and h2 on leaf1, a 20-port switch (port 17: the second MFT
+ * position); h3, h4 on leaf2; h5, h6 on leaf3; every leaf on both spines.
+ */
+static const char *const net =
+	"Hca 1 \"h1\"\n[1] \"leaf1\"[1]\n\n"
+	"Hca 1 \"h2\"\n[1] \"leaf1\"[17]\n\n"
+	"Hca 1 \"h3\"\n[1] \"leaf2\"[1]\n\n"
+	"Hca 1 \"h4\"\n[1] \"leaf2\"[2]\n\n"
+	"Hca 1 \"h5\"\n[1] \"leaf3\"[1]\n\n"
+	"Hca 1 \"h6\"\n[1] \"leaf3\"[2]\n\n"
+	"Hca 1 \"h7\"\n[1] \"leaf3\"[3]\n\n"
+	"Switch 20 \"leaf1\"\n[19] \"spine1\"[1]\n[20] \"spine2\"[1]\n\n"
+	"Switch 8 \"leaf2\"\n[5] \"spine1\"[2]\n[6] \"spine2\"[2]\n\n"
+	"Switch 8 \"leaf3\"\n[5] \"spine1\"[3]\n[6] \"spine2\"[3]\n\n"
+	"Switch 8 \"spine1\"\n\n"
+	"Switch 8 \"spine2\"\n\n";
+
+#define NHOSTS 7
+#define PREFIX 0xfe80000000000000ull
+
+#define C(x) IBSM_SA_COMP(IBSM_MCM_##x)
+#define JOIN_COMP (C(MGID) | C(PORT_GID) | C(JOIN_STATE))
+#define CREATE_COMP                                                                        \
+	(JOIN_COMP | C(QKEY) | C(PKEY) | C(TCLASS) | C(SL) | C(FLOW_LABEL) | C(MTU_SELECTOR) | \
+	 C(MTU) | C(RATE_SELECTOR) | C(RATE))
+
+/* --- traps 66/67: what the multicast code reports --- */
+
+static unsigned traps66, traps67;
+static uint8_t last_trap_mgid[16];
+
+void __real_sa_inform_report(struct ibsm_sm *sm, const uint8_t *notice);
+void __wrap_sa_inform_report(struct ibsm_sm *sm, const uint8_t *notice);
+
+void __wrap_sa_inform_report(struct ibsm_sm *sm, const uint8_t *notice)
+{
+	unsigned trap = (unsigned)(notice[4] << 8 | notice[5]);
+
+	if (trap == 66 || trap == 67) {
+		/* generic, type 3 (subnet management), producer 4 (class manager) */
+		ck_assert_uint_eq(notice[0], 0x83);
+		ck_assert_uint_eq(notice[3], 4);
+		if (trap == 66)
+			traps66++;
+		else
+			traps67++;
+		memcpy(last_trap_mgid, notice + 10 + 6, 16);
+	}
+	__real_sa_inform_report(sm, notice);
+}
+
+/* --- an SA client over the fake fabric --- */
+
+struct client {
+	struct simenv *e;
+	uint16_t lid;
+	uint64_t tid;
+	struct rmpp_receiver *rcv;
+	int rc;
+	bool done;
+};
+
+struct answer {
+	uint16_t status;
+	uint8_t method;
+	size_t n;
+	struct ibsm_mcmember_rec recs[32];
+};
+
+static uint64_t next_tid = 0x6d000000;
+
+static int client_send(void *ctx, const uint8_t *mad, size_t len)
+{
+	struct client *c = ctx;
+
+	fakefab_inject(c->e->ff, mad, len, c->lid);
+	return 0;
+}
+
+static void on_answer(void *arg, const uint8_t *mad, size_t len)
+{
+	struct client *c = arg;
+	struct ibsm_mad_hdr h;
+	int rc;
+
+	if (c->done || len < IBSM_SA_DATA_OFF || mad_hdr_decode(mad, len, &h) < 0 ||
+	    h.mgmt_class != IBSM_CLASS_SA || h.tid != c->tid)
+		return;
+	rc = rmpp_recv_input(c->rcv, mad, len);
+	if (rc != RMPP_RECV_MORE) {
+		c->rc = rc;
+		c->done = true;
+	}
+}
+
+static int node(const struct simenv *e, const char *name)
+{
+	int i = topofile_find(e->tf, name);
+
+	ck_assert_int_ge(i, 0);
+	return i;
+}
+
+static uint16_t lid_of(const struct simenv *e, int n)
+{
+	return fakefab_port_lid(e->ff, n, 1);
+}
+
+static uint64_t guid_of(const struct simenv *e, int n)
+{
+	return fakefab_port_guid(e->ff, n, 1);
+}
+
+/* send one MCMemberRecord request from node `from`, wait for the answer */
+static void sa(struct simenv *e, int from, uint8_t method, uint64_t comp, uint64_t key,
+	       const struct ibsm_mcmember_rec *rec, struct answer *a)
+{
+	struct ibsm_mad_hdr h = {.base_version = 1, .mgmt_class = IBSM_CLASS_SA,
+				 .class_version = IBSM_SA_CLASS_VERSION, .method = method,
+				 .tid = ++next_tid, .attr_id = IBSM_SA_ATTR_MCMEMBER_RECORD};
+	struct ibsm_sa_hdr sh = {.sm_key = key, .comp_mask = comp};
+	struct client c = {.e = e, .lid = lid_of(e, from), .tid = h.tid};
+	uint8_t mad[IBSM_MAD_SIZE] = {0};
+	const uint8_t *hdr, *payload;
+	struct ibsm_sa_hdr ash;
+	struct ibsm_rmpp_hdr rh;
+	struct ibsm_mad_hdr ah;
+	size_t len, stride, i;
+	unsigned spins;
+
+	mad_hdr_encode(mad, &h);
+	sa_hdr_encode(mad, NULL, &sh);
+	mcmember_rec_encode(mad + IBSM_SA_DATA_OFF, rec);
+	c.rcv = rmpp_recv_new(NULL, client_send, &c);
+	fakefab_on_answer(e->ff, on_answer, &c);
+	fakefab_inject(e->ff, mad, sizeof(mad), c.lid);
+	for (spins = 0; !c.done && spins < 100000; spins++)
+		event_base_loop(e->base, EVLOOP_NONBLOCK);
+	ck_assert_msg(c.done, "no answer to method 0x%x", method);
+	ck_assert_int_eq(c.rc, RMPP_RECV_DONE);
+	for (spins = 0; spins < 20; spins++) /* the last ACK reaches the SA */
+		event_base_loop(e->base, EVLOOP_NONBLOCK);
+	fakefab_on_answer(e->ff, NULL, NULL);
+	hdr = rmpp_recv_header(c.rcv);
+	payload = rmpp_recv_payload(c.rcv, &len);
+	mad_hdr_decode(hdr, IBSM_SA_DATA_OFF, &ah);
+	sa_hdr_decode(hdr, IBSM_SA_DATA_OFF, &rh, &ash);
+	memset(a, 0, sizeof(*a));
+	a->status = ah.status;
+	a->method = ah.method;
+	ck_assert_uint_eq(ah.attr_id, IBSM_SA_ATTR_MCMEMBER_RECORD);
+	if (!ah.status) {
+		stride = method == IBSM_METHOD_GET_TABLE ? (size_t)ash.attr_offset * 8
+							 : IBSM_SA_MCM_SIZE;
+		a->n = stride ? len / stride : 0;
+		if (method != IBSM_METHOD_GET_TABLE)
+			a->n = MIN(a->n, (size_t)1);
+		ck_assert_uint_le(a->n, ARRAY_SIZE(a->recs));
+		for (i = 0; i < a->n; i++)
+			mcmember_rec_decode(payload + i * stride, &a->recs[i]);
+	}
+	rmpp_recv_del(c.rcv);
+}
+
+static void mgid_make(uint8_t mgid[16], uint32_t n)
+{
+	memset(mgid, 0, 16);
+	mgid[0] = 0xff;
+	mgid[1] = 0x15; /* transient, site-local */
+	mgid[2] = 0x12;
+	mgid[3] = 0x34;
+	mgid[12] = (uint8_t)(n >> 24);
+	mgid[13] = (uint8_t)(n >> 16);
+	mgid[14] = (uint8_t)(n >> 8);
+	mgid[15] = (uint8_t)n;
+}
+
+static void gid_make(uint8_t gid[16], uint64_t prefix, uint64_t guid)
+{
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		gid[i] = (uint8_t)(prefix >> (56 - 8 * i));
+		gid[8 + i] = (uint8_t)(guid >> (56 - 8 * i));
+	}
+}
+
+/* a full create/join record for a port */
+static struct ibsm_mcmember_rec mrec(const struct simenv *e, const uint8_t mgid[16], int who,
+				     uint8_t js)
+{
+	struct ibsm_mcmember_rec r = {0};
+
+	memcpy(r.mgid, mgid, 16);
+	gid_make(r.port_gid, PREFIX, guid_of(e, who));
+	r.qkey = 0x12345678;
+	r.pkey = 0xffff;
+	r.mtu_sel = IBSM_SA_SEL_EQ;
+	r.mtu = 4;
+	r.rate_sel = IBSM_SA_SEL_EQ;
+	r.rate = 3;
+	r.sl = 0;
+	r.join_state = js;
+	return r;
+}
+
+static uint16_t join(struct simenv *e, int from, const uint8_t mgid[16], int who, uint8_t js,
+		     uint64_t comp, struct ibsm_mcmember_rec *out)
+{
+	struct ibsm_mcmember_rec r = mrec(e, mgid, who, js);
+	struct answer a;
+
+	sa(e, from, IBSM_METHOD_SET, comp, 0, &r, &a);
+	if (!a.status) {
+		ck_assert_uint_eq(a.method, IBSM_METHOD_GET_RESP);
+		ck_assert_uint_eq(a.n, 1);
+		if (out)
+			*out = a.recs[0];
+	}
+	return a.status;
+}
+
+static uint16_t leave(struct simenv *e, int from, const uint8_t mgid[16], int who, uint8_t js,
+		      struct ibsm_mcmember_rec *out)
+{
+	struct ibsm_mcmember_rec r = mrec(e, mgid, who, js);
+	struct answer a;
+
+	sa(e, from, IBSM_METHOD_DELETE, JOIN_COMP, 0, &r, &a);
+	if (!a.status) {
+		ck_assert_uint_eq(a.method, IBSM_METHOD_DELETE_RESP);
+		ck_assert_uint_eq(a.n, 1);
+		if (out)
+			*out = a.recs[0];
+	}
+	return a.status;
+}
+
+/* run the loop until no MFT programming is due */
+static void settle(struct simenv *e)
+{
+	struct mcast_stats st;
+	unsigned spins;
+
+	for (spins = 0; spins < 200000; spins++) {
+		mcast_get_stats(e->sm, &st);
+		if (!st.programming && !sm_sweeping(e->sm))
+			return;
+		event_base_loop(e->base, EVLOOP_NONBLOCK);
+	}
+	ck_abort_msg("multicast programming never settled");
+}
+
+static void start(struct simenv *e, struct ibsm_conf *c)
+{
+	traps66 = traps67 = 0;
+	simenv_init(e, net, strlen(net), 0, c);
+	simenv_run_heavy(e, 1);
+	ck_assert_msg(e->last.ok, "sweep not ok: %s", e->last.reason);
+	settle(e);
+}
+
+/* --- walking the fake fabric's MFTs --- */
+
+struct walk {
+	bool reached[64];  /* CA node indexes a packet reached */
+	unsigned dup;      /* switches reached twice (a loop or a duplicate) */
+	unsigned dead;     /* bits on ports that are not active */
+};
+
+static void walk(const struct simenv *e, int src, uint16_t mlid, struct walk *w)
+{
+	const struct topofile *tf = e->tf;
+	int qn[256], qp[256], head = 0, tail = 0;
+	bool seen[256] = {false};
+
+	memset(w, 0, sizeof(*w));
+	if (fakefab_port_state(e->ff, src, 1) != IBSM_PORT_ACTIVE)
+		return;
+	qn[tail] = tf->nodes[src].ports[1].peer;
+	qp[tail++] = tf->nodes[src].ports[1].peer_port;
+	while (head < tail) {
+		int s = qn[head], in = qp[head++];
+		unsigned pos, b;
+
+		if (seen[s]) {
+			w->dup++;
+			continue;
+		}
+		seen[s] = true;
+		for (pos = 0; pos <= tf->nodes[s].nports / 16u; pos++) {
+			uint16_t mask = fakefab_mft(e->ff, s, mlid, pos);
+
+			for (b = 0; b < 16; b++) {
+				int port = (int)(pos * 16 + b), peer;
+
+				if (!(mask & (1u << b)) || port == in || port == 0)
+					continue;
+				ck_assert_int_le(port, tf->nodes[s].nports);
+				peer = tf->nodes[s].ports[port].peer;
+				if (peer < 0 ||
+				    fakefab_port_state(e->ff, s, port) != IBSM_PORT_ACTIVE) {
+					w->dead++;
+					continue;
+				}
+				if (tf->nodes[peer].type == IBSM_NODE_SWITCH) {
+					ck_assert_int_lt(tail, 256);
+					qn[tail] = peer;
+					qp[tail++] = tf->nodes[s].ports[port].peer_port;
+				} else {
+					ck_assert_int_lt(peer, 64);
+					w->reached[peer] = true;
+				}
+			}
+		}
+	}
+}
+
+/*
+ * From every member, the packet reaches every member that receives (full
+ * or non member) but itself, and nobody else; no loops, no dead ports.
+ * js[i]: host i's JoinState in the group (0: not a member).
+ */
+static void check_tree(const struct simenv *e, uint16_t mlid, const uint8_t js[NHOSTS])
+{
+	char name[8];
+	int s, r;
+	struct walk w;
+
+	for (s = 0; s < NHOSTS; s++) {
+		int sn;
+
+		if (!js[s])
+			continue;
+		snprintf(name, sizeof(name), "h%d", s + 1);
+		sn = node(e, name);
+		walk(e, sn, mlid, &w);
+		ck_assert_uint_eq(w.dup, 0);
+		ck_assert_uint_eq(w.dead, 0);
+		for (r = 0; r < NHOSTS; r++) {
+			bool want = r != s && (js[r] & (IBSM_JOIN_FULL | IBSM_JOIN_NON));
+			int rn;
+
+			snprintf(name, sizeof(name), "h%d", r + 1);
+			rn = node(e, name);
+			ck_assert_msg(w.reached[rn] == want, "mlid 0x%04x from h%d: h%d %s", mlid,
+				      s + 1, r + 1, want ? "not reached" : "reached");
+		}
+	}
+}
+
+/* no switch holds anything for mlid */
+static void check_mlid_clean(const struct simenv *e, uint16_t mlid)
+{
+	size_t i;
+
+	for (i = 0; i < e->tf->n; i++) {
+		unsigned pos;
+
+		if (e->tf->nodes[i].type != IBSM_NODE_SWITCH)
+			continue;
+		for (pos = 0; pos <= e->tf->nodes[i].nports / 16u; pos++)
+			ck_assert_msg(fakefab_mft(e->ff, (int)i, mlid, pos) == 0,
+				      "%s holds mlid 0x%04x", e->tf->nodes[i].name, mlid);
+	}
+}
+
+static void check_clean(const struct simenv *e)
+{
+	struct mcast_stats st;
+
+	mcast_get_stats(e->sm, &st);
+	ck_assert_uint_eq(st.blocks_pending, 0);
+	ck_assert_uint_eq(st.stale_entries, 0);
+	ck_assert(!st.programming);
+}
+
+static const uint8_t ipoib_bcast[16] = {0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0,
+					0,    0,    0,    0,    0xff, 0xff, 0xff, 0xff};
+
+/* --- tests --- */
+
+START_TEST(t_ipoib_group_at_start)
+{
+	struct simenv e;
+	struct mcast_group_view gv;
+	struct ibsm_mcmember_rec r = {0}, out;
+	struct answer a;
+	uint8_t js[NHOSTS] = {0};
+	size_t pos = 0;
+	int i;
+
+	start(&e, NULL);
+	ck_assert_uint_eq(mcast_groups(e.sm), 1);
+	ck_assert(mcast_group_next(e.sm, &pos, &gv));
+	ck_assert_mem_eq(gv.rec.mgid, ipoib_bcast, 16);
+	ck_assert_uint_eq(gv.rec.mlid, 0xc000);
+	ck_assert_uint_eq(gv.rec.qkey, 0x0b1b);
+	ck_assert_uint_eq(gv.rec.pkey, 0xffff);
+	ck_assert_uint_eq(gv.rec.mtu, 4);
+	ck_assert_uint_eq(gv.rec.rate, 3);
+	ck_assert_uint_eq(gv.rec.scope, 2);
+	ck_assert_uint_eq(gv.rec.hop_limit, 0);
+	ck_assert_uint_eq(gv.members, 0);
+	ck_assert(gv.well_known);
+	/* an untrusted query by MGID finds it, no port in it */
+	memcpy(r.mgid, ipoib_bcast, 16);
+	sa(&e, 2, IBSM_METHOD_GET, C(MGID), 0, &r, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.n, 1);
+	ck_assert_uint_eq(a.recs[0].mlid, 0xc000);
+	ck_assert_uint_eq(a.recs[0].join_state, 0);
+	/* a Q_Key other than the group's */
+	ck_assert_uint_eq(join(&e, 1, ipoib_bcast, 1, IBSM_JOIN_FULL, JOIN_COMP | C(QKEY), NULL),
+			  IBSM_SA_ERR_REQ_INVALID);
+	/* every host joins */
+	for (i = 0; i < NHOSTS; i++) {
+		ck_assert_uint_eq(join(&e, i, ipoib_bcast, i, IBSM_JOIN_FULL,
+				       JOIN_COMP | C(PKEY) | C(MTU_SELECTOR) | C(MTU), &out), 0);
+		ck_assert_uint_eq(out.mlid, 0xc000);
+		ck_assert_uint_eq(out.qkey, 0x0b1b);
+		js[i] = IBSM_JOIN_FULL;
+	}
+	ck_assert_uint_eq(traps66, 1);
+	settle(&e);
+	check_tree(&e, 0xc000, js);
+	check_clean(&e);
+	/* the last full member leaves: the group stays, empty */
+	for (i = 0; i < NHOSTS; i++)
+		ck_assert_uint_eq(leave(&e, i, ipoib_bcast, i, IBSM_JOIN_FULL, NULL), 0);
+	ck_assert_uint_eq(traps67, 1);
+	ck_assert_uint_eq(mcast_groups(e.sm), 1);
+	settle(&e);
+	check_mlid_clean(&e, 0xc000);
+	simenv_fini(&e);
+}
+END_TEST
+
+START_TEST(t_create_join_leave)
+{
+	struct simenv e;
+	struct ibsm_mcmember_rec out;
+	uint8_t mgid[16], js[NHOSTS] = {0};
+	struct mcast_group_view gv;
+	size_t pos;
+	int h[NHOSTS], i;
+
+	start(&e, NULL);
+	for (i = 0; i < NHOSTS; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "h%d", i + 1);
+		h[i] = node(&e, name);
+	}
+	mgid_make(mgid, 1);
+	ck_assert_uint_eq(join(&e, h[2], mgid, h[2], IBSM_JOIN_FULL, CREATE_COMP, &out), 0);
+	ck_assert_mem_eq(out.mgid, mgid, 16);
+	ck_assert_uint_eq(out.mlid, 0xc001);
+	ck_assert_uint_eq(out.qkey, 0x12345678);
+	ck_assert_uint_eq(out.mtu, 4);
+	ck_assert_uint_eq(out.mtu_sel, IBSM_SA_SEL_EQ);
+	ck_assert_uint_eq(out.rate, 3);
+	ck_assert_uint_eq(out.join_state, IBSM_JOIN_FULL);
+	ck_assert_uint_eq(out.scope, 5);
+	ck_assert_uint_eq(traps66, 1);
+	ck_assert_mem_eq(last_trap_mgid, mgid, 16);
+	js[2] = IBSM_JOIN_FULL;
+	/* full members on the three leaves, one on the second MFT position, a non member */
+	ck_assert_uint_eq(join(&e, h[1], mgid, h[1], IBSM_JOIN_FULL, JOIN_COMP, &out), 0);
+	js[1] = IBSM_JOIN_FULL;
+	ck_assert_uint_eq(join(&e, h[4], mgid, h[4], IBSM_JOIN_FULL, JOIN_COMP, NULL), 0);
+	js[4] = IBSM_JOIN_FULL;
+	ck_assert_uint_eq(join(&e, h[5], mgid, h[5], IBSM_JOIN_NON, JOIN_COMP, &out), 0);
+	ck_assert_uint_eq(out.join_state, IBSM_JOIN_NON);
+	js[5] = IBSM_JOIN_NON;
+	/* bits OR: h6 adds full membership */
+	ck_assert_uint_eq(join(&e, h[5], mgid, h[5], IBSM_JOIN_FULL, JOIN_COMP, &out), 0);
+	ck_assert_uint_eq(out.join_state, IBSM_JOIN_FULL | IBSM_JOIN_NON);
+	js[5] = IBSM_JOIN_FULL | IBSM_JOIN_NON;
+	ck_assert_uint_eq(traps66, 1);
+	settle(&e);
+	check_tree(&e, 0xc001, js);
+	check_clean(&e);
+	/* leave part of the bits, then all */
+	ck_assert_uint_eq(leave(&e, h[5], mgid, h[5], IBSM_JOIN_FULL, &out), 0);
+	ck_assert_uint_eq(out.join_state, IBSM_JOIN_NON);
+	js[5] = IBSM_JOIN_NON;
+	ck_assert_uint_eq(leave(&e, h[4], mgid, h[4], IBSM_JOIN_FULL, &out), 0);
+	ck_assert_uint_eq(out.join_state, 0);
+	js[4] = 0;
+	settle(&e);
+	check_tree(&e, 0xc001, js);
+	/* the last full members go: the group with them, the non member too */
+	ck_assert_uint_eq(leave(&e, h[1], mgid, h[1], IBSM_JOIN_FULL, NULL), 0);
+	ck_assert_uint_eq(traps67, 0);
+	ck_assert_uint_eq(leave(&e, h[2], mgid, h[2], IBSM_JOIN_FULL, NULL), 0);
+	ck_assert_uint_eq(traps67, 1);
+	ck_assert_mem_eq(last_trap_mgid, mgid, 16);
+	ck_assert_uint_eq(mcast_groups(e.sm), 1);
+	pos = 0;
+	ck_assert(mcast_group_next(e.sm, &pos, &gv));
+	ck_assert(!mcast_group_next(e.sm, &pos, &gv));
+	ck_assert_uint_eq(leave(&e, h[5], mgid, h[5], IBSM_JOIN_NON, NULL),
+			  IBSM_SA_ERR_REQ_INVALID);
+	settle(&e);
+	check_mlid_clean(&e, 0xc001);
+	check_clean(&e);
+	/* the MLID is free again */
+	mgid_make(mgid, 2);
+	ck_assert_uint_eq(join(&e, h[0], mgid, h[0], IBSM_JOIN_FULL, CREATE_COMP, &out), 0);
+	ck_assert_uint_eq(out.mlid, 0xc001);
+	simenv_fini(&e);
+}
+END_TEST
+
+START_TEST(t_create_rules)
+{
+	struct simenv e;
+	struct ibsm_mcmember_rec r, out;
+	struct answer a;
+	uint8_t mgid[16], zero[16] = {0};
+
+	start(&e, NULL);
+	mgid_make(mgid, 7);
+	/* components missing for a create, for a join */
+	ck_assert_uint_eq(join(&e, 2, mgid, 2, IBSM_JOIN_FULL, CREATE_COMP & ~C(QKEY), NULL),
+			  IBSM_SA_ERR_REQ_INSUFFICIENT_COMPONENTS);
+	ck_assert_uint_eq(join(&e, 2, mgid, 2, IBSM_JOIN_FULL, CREATE_COMP & ~C(SL), NULL),
+			  IBSM_SA_ERR_REQ_INSUFFICIENT_COMPONENTS);
+	ck_assert_uint_eq(join(&e, 2, mgid, 2, IBSM_JOIN_FULL, CREATE_COMP & ~C(JOIN_STATE), NULL),
+			  IBSM_SA_ERR_REQ_INSUFFICIENT_COMPONENTS);
+	/* o15-0.1.9: only a full member creates */
+	ck_assert_uint_eq(join(&e, 2, mgid, 2, IBSM_JOIN_NON, CREATE_COMP, NULL),
+			  IBSM_SA_ERR_REQ_INVALID);
+	ck_assert_uint_eq(join(&e, 2, mgid, 2, IBSM_JOIN_SENDONLY, CREATE_COMP, NULL),
+			  IBSM_SA_ERR_REQ_INVALID);
+	/* not a multicast GID; reserved flags */
+	mgid[0] = 0xfe;
+	ck_assert_uint_eq(join(&e, 2, mgid, 2, IBSM_JOIN_FULL, CREATE_COMP, NULL),
+			  IBSM_SA_ERR_REQ_INVALID);
+	mgid[0] = 0xff;
+	mgid[1] = 0x35;
+	ck_assert_uint_eq(join(&e, 2, mgid, 2, IBSM_JOIN_FULL, CREATE_COMP, NULL),
+			  IBSM_SA_ERR_REQ_INVALID);
+	mgid[1] = 0x15;
+	/* a PortGID of another subnet, of no port */
+	r = mrec(&e, mgid, 2, IBSM_JOIN_FULL);
+	r.port_gid[0] = 0xfe;
+	r.port_gid[1] = 0xc0;
+	sa(&e, 2, IBSM_METHOD_SET, CREATE_COMP, 0, &r, &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_REQ_INVALID_GID);
+	r = mrec(&e, mgid, 2, IBSM_JOIN_FULL);
+	r.port_gid[15] ^= 0x5a;
+	sa(&e, 2, IBSM_METHOD_SET, CREATE_COMP, 0, &r, &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_REQ_INVALID);
+	/* MTU 4096 exactly: the port takes 2048 */
+	r = mrec(&e, mgid, 2, IBSM_JOIN_FULL);
+	r.mtu = 5;
+	sa(&e, 2, IBSM_METHOD_SET, CREATE_COMP, 0, &r, &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_REQ_INVALID);
+	/* a partition the port is not in */
+	r = mrec(&e, mgid, 2, IBSM_JOIN_FULL);
+	r.pkey = 0x8001;
+	sa(&e, 2, IBSM_METHOD_SET, CREATE_COMP, 0, &r, &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_REQ_INVALID);
+	ck_assert_uint_eq(mcast_groups(e.sm), 1);
+	ck_assert_uint_eq(traps66, 0);
+	/* without MTU and rate, the port's; greater than 256: the port's 2048 */
+	r = mrec(&e, mgid, 2, IBSM_JOIN_FULL);
+	sa(&e, 2, IBSM_METHOD_SET, CREATE_COMP & ~(C(MTU) | C(RATE)), 0, &r, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.recs[0].mtu, 4);
+	ck_assert_uint_eq(a.recs[0].rate, 3);
+	mgid_make(mgid, 8);
+	r = mrec(&e, mgid, 2, IBSM_JOIN_FULL);
+	r.mtu_sel = IBSM_SA_SEL_GT;
+	r.mtu = 1;
+	sa(&e, 2, IBSM_METHOD_SET, CREATE_COMP, 0, &r, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.recs[0].mtu, 4);
+	ck_assert_uint_eq(a.recs[0].mtu_sel, IBSM_SA_SEL_EQ);
+	/* a zero MGID: the SA makes one (ff12:a01b:<prefix>:...) */
+	ck_assert_uint_eq(join(&e, 3, zero, 3, IBSM_JOIN_FULL, CREATE_COMP, &out), 0);
+	ck_assert_uint_eq(out.mgid[0], 0xff);
+	ck_assert_uint_eq(out.mgid[1], 0x12);
+	ck_assert_uint_eq(out.mgid[2], 0xa0);
+	ck_assert_uint_eq(out.mgid[3], 0x1b);
+	ck_assert_uint_eq(out.mgid[4], 0xfe);
+	ck_assert_uint_eq(out.mgid[5], 0x80);
+	ck_assert_uint_eq(mcast_groups(e.sm), 4);
+	/* the next zero MGID is another group */
+	ck_assert_uint_eq(join(&e, 3, zero, 3, IBSM_JOIN_FULL, CREATE_COMP, &r), 0);
+	ck_assert(memcmp(r.mgid, out.mgid, 16) != 0);
+	ck_assert_uint_ne(r.mlid, out.mlid);
+	simenv_fini(&e);
+}
+END_TEST
+
+START_TEST(t_join_validation)
+{
+	struct simenv e;
+	struct ibsm_mcmember_rec r;
+	struct answer a;
+	uint8_t mgid[16];
+
+	start(&e, NULL);
+	mgid_make(mgid, 3);
+	ck_assert_uint_eq(join(&e, 2, mgid, 2, IBSM_JOIN_FULL, CREATE_COMP, NULL), 0);
+	/* MTU and rate against their selectors */
+	r = mrec(&e, mgid, 4, IBSM_JOIN_FULL);
+	r.mtu = 5;
+	sa(&e, 4, IBSM_METHOD_SET, JOIN_COMP | C(MTU_SELECTOR) | C(MTU), 0, &r, &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_REQ_INVALID);
+	r.mtu_sel = IBSM_SA_SEL_LT;
+	sa(&e, 4, IBSM_METHOD_SET, JOIN_COMP | C(MTU_SELECTOR) | C(MTU), 0, &r, &a);
+	ck_assert_uint_eq(a.status, 0);
+	r = mrec(&e, mgid, 5, IBSM_JOIN_FULL);
+	r.rate_sel = IBSM_SA_SEL_GT;
+	r.rate = 3;
+	sa(&e, 5, IBSM_METHOD_SET, JOIN_COMP | C(RATE_SELECTOR) | C(RATE), 0, &r, &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_REQ_INVALID);
+	r.rate = 2; /* 2.5 Gb/s: 10 is greater */
+	sa(&e, 5, IBSM_METHOD_SET, JOIN_COMP | C(RATE_SELECTOR) | C(RATE), 0, &r, &a);
+	ck_assert_uint_eq(a.status, 0);
+	r.rate_sel = IBSM_SA_SEL_EQ;
+	r.rate = 5; /* 5 Gb/s: the enum is bigger, the rate smaller */
+	sa(&e, 5, IBSM_METHOD_SET, JOIN_COMP | C(RATE_SELECTOR) | C(RATE), 0, &r, &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_REQ_INVALID);
+	/* Q_Key, P_Key, SL (mcgroup_join_validation, on by default) */
+	r = mrec(&e, mgid, 6, IBSM_JOIN_FULL);
+	r.qkey = 0x1111;
+	sa(&e, 6, IBSM_METHOD_SET, JOIN_COMP | C(QKEY), 0, &r, &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_REQ_INVALID);
+	r = mrec(&e, mgid, 6, IBSM_JOIN_FULL);
+	r.pkey = 0x8002;
+	sa(&e, 6, IBSM_METHOD_SET, JOIN_COMP | C(PKEY), 0, &r, &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_REQ_INVALID);
+	r.pkey = 0x7fff; /* limited, the group's full: the same partition */
+	sa(&e, 6, IBSM_METHOD_SET, JOIN_COMP | C(PKEY), 0, &r, &a);
+	ck_assert_uint_eq(a.status, 0);
+	r = mrec(&e, mgid, 3, IBSM_JOIN_FULL);
+	r.sl = 3;
+	sa(&e, 3, IBSM_METHOD_SET, JOIN_COMP | C(SL), 0, &r, &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_REQ_INVALID);
+	/* JoinState 0 */
+	ck_assert_uint_eq(join(&e, 3, mgid, 3, 0, JOIN_COMP, NULL), IBSM_SA_ERR_REQ_INVALID);
+	simenv_fini(&e);
+}
+END_TEST
+
+START_TEST(t_join_validation_off)
+{
+	struct simenv e;
+	struct ibsm_mcmember_rec r;
+	struct answer a;
+	uint8_t mgid[16];
+
+	start(&e, NULL);
+	e.sm->conf->mcgroup_join_validation = false;
+	mgid_make(mgid, 3);
+	ck_assert_uint_eq(join(&e, 2, mgid, 2, IBSM_JOIN_FULL, CREATE_COMP, NULL), 0);
+	r = mrec(&e, mgid, 6, IBSM_JOIN_FULL);
+	r.qkey = 0x1111;
+	sa(&e, 6, IBSM_METHOD_SET, JOIN_COMP | C(QKEY), 0, &r, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.recs[0].qkey, 0x12345678);
+	/* MTU still counts */
+	r.mtu = 5;
+	sa(&e, 5, IBSM_METHOD_SET, JOIN_COMP | C(MTU_SELECTOR) | C(MTU), 0, &r, &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_REQ_INVALID);
+	simenv_fini(&e);
+}
+END_TEST
+
+START_TEST(t_leave_rules)
+{
+	struct simenv e;
+	struct ibsm_mcmember_rec r, out;
+	struct answer a;
+	uint8_t mgid[16], other[16];
+
+	start(&e, NULL);
+	mgid_make(mgid, 4);
+	mgid_make(other, 99);
+	ck_assert_uint_eq(join(&e, 2, mgid, 2, IBSM_JOIN_FULL, CREATE_COMP, NULL), 0);
+	ck_assert_uint_eq(join(&e, 3, mgid, 3, IBSM_JOIN_FULL, JOIN_COMP, NULL), 0);
+	/* bits it does not have; no bits; not a member; no group */
+	ck_assert_uint_eq(leave(&e, 3, mgid, 3, IBSM_JOIN_NON, NULL), IBSM_SA_ERR_REQ_INVALID);
+	ck_assert_uint_eq(leave(&e, 3, mgid, 3, IBSM_JOIN_FULL | IBSM_JOIN_NON, NULL),
+			  IBSM_SA_ERR_REQ_INVALID);
+	ck_assert_uint_eq(leave(&e, 3, mgid, 3, 0, NULL), IBSM_SA_ERR_REQ_INVALID);
+	ck_assert_uint_eq(leave(&e, 4, mgid, 4, IBSM_JOIN_FULL, NULL), IBSM_SA_ERR_REQ_INVALID);
+	ck_assert_uint_eq(leave(&e, 3, other, 3, IBSM_JOIN_FULL, NULL), IBSM_SA_ERR_REQ_INVALID);
+	/* components missing */
+	r = mrec(&e, mgid, 3, IBSM_JOIN_FULL);
+	sa(&e, 3, IBSM_METHOD_DELETE, C(MGID) | C(PORT_GID), 0, &r, &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_REQ_INSUFFICIENT_COMPONENTS);
+	/* o15-0.2.1: another port may not change a membership it did not make */
+	ck_assert_uint_eq(leave(&e, 5, mgid, 3, IBSM_JOIN_FULL, NULL), IBSM_SA_ERR_REQ_INVALID);
+	ck_assert_uint_eq(join(&e, 5, mgid, 3, IBSM_JOIN_NON, JOIN_COMP, NULL),
+			  IBSM_SA_ERR_REQ_INVALID);
+	/* a proxy join: any port of the partition may change it */
+	ck_assert_uint_eq(join(&e, 5, mgid, 6, IBSM_JOIN_FULL, JOIN_COMP, &out), 0);
+	ck_assert_uint_eq(leave(&e, 4, mgid, 6, IBSM_JOIN_FULL, &out), 0);
+	ck_assert_uint_eq(out.join_state, 0);
+	ck_assert_uint_eq(leave(&e, 3, mgid, 3, IBSM_JOIN_FULL, NULL), 0);
+	ck_assert_uint_eq(mcast_groups(e.sm), 2);
+	simenv_fini(&e);
+}
+END_TEST
+
+START_TEST(t_send_only)
+{
+	struct simenv e;
+	struct ibsm_mcmember_rec out;
+	uint8_t mgid[16], js[NHOSTS] = {0};
+	struct mcast_stats st;
+
+	start(&e, NULL);
+	mgid_make(mgid, 5);
+	ck_assert_uint_eq(join(&e, 0, mgid, 0, IBSM_JOIN_FULL, CREATE_COMP, &out), 0);
+	js[0] = IBSM_JOIN_FULL;
+	ck_assert_uint_eq(join(&e, 3, mgid, 3, IBSM_JOIN_SENDONLY, JOIN_COMP, &out), 0);
+	ck_assert_uint_eq(out.join_state, IBSM_JOIN_SENDONLY);
+	js[3] = IBSM_JOIN_SENDONLY;
+	ck_assert_uint_eq(join(&e, 6, mgid, 6, IBSM_JOIN_SENDONLY_FULL, JOIN_COMP, &out), 0);
+	js[6] = IBSM_JOIN_SENDONLY_FULL;
+	settle(&e);
+	/* h4 and h7 reach h1; nothing is sent down to them */
+	check_tree(&e, out.mlid, js);
+	/* the last full member leaves: the group goes, send-only members with it */
+	ck_assert_uint_eq(leave(&e, 0, mgid, 0, IBSM_JOIN_FULL, NULL), 0);
+	ck_assert_uint_eq(traps67, 1);
+	ck_assert_uint_eq(mcast_groups(e.sm), 1);
+	ck_assert_uint_eq(leave(&e, 3, mgid, 3, IBSM_JOIN_SENDONLY, NULL),
+			  IBSM_SA_ERR_REQ_INVALID);
+	settle(&e);
+	check_mlid_clean(&e, out.mlid);
+	mcast_get_stats(e.sm, &st);
+	ck_assert_uint_eq(st.mlids, 1);
+	simenv_fini(&e);
+}
+END_TEST
+
+/*
+ * OpenSM lost an MLID on every send-only join followed by a partial leave,
+ * until creating groups failed after about 1,018 cycles (1,024 MLIDs on
+ * the switches). Here: create (full), add send-only, leave the full bit
+ * only; and the same with the send-only member on another port.
+ */
+START_TEST(t_sendonly_partial_leave_no_leak)
+{
+	struct simenv e;
+	struct ibsm_mcmember_rec out;
+	struct mcast_stats st;
+	uint8_t mgid[16];
+	unsigned i;
+	uint16_t mlid_max = 0;
+
+	start(&e, NULL);
+	mcast_get_stats(e.sm, &st);
+	ck_assert_uint_eq(st.mlid_max, 0xc000 + 1024 - 1);
+	for (i = 0; i < 5000; i++) {
+		int a = 2 + (int)(i % 3), b = i % 2 ? 5 : a;
+
+		mgid_make(mgid, 1000 + i);
+		ck_assert_msg(join(&e, a, mgid, a, IBSM_JOIN_FULL, CREATE_COMP, &out) == 0,
+			      "cycle %u: create failed", i);
+		mlid_max = MAX(mlid_max, out.mlid);
+		ck_assert_uint_eq(join(&e, b, mgid, b, IBSM_JOIN_SENDONLY, JOIN_COMP, NULL), 0);
+		/* the partial leave: the full bit goes, send-only stays asked for */
+		ck_assert_uint_eq(leave(&e, a, mgid, a, IBSM_JOIN_FULL, &out), 0);
+		ck_assert_uint_eq(out.join_state, 0);
+		ck_assert_msg(mcast_mlids_in_use(e.sm) == 1, "cycle %u: %zu mlids in use", i,
+			      mcast_mlids_in_use(e.sm));
+	}
+	ck_assert_uint_eq(traps66, 5000);
+	ck_assert_uint_eq(traps67, 5000);
+	/* the MLIDs were reused, never more than the IPoIB one and one more */
+	ck_assert_uint_le(mlid_max, 0xc002);
+	settle(&e);
+	check_clean(&e);
+	for (i = 0xc001; i <= 0xc003; i++)
+		check_mlid_clean(&e, (uint16_t)i);
+	mcast_get_stats(e.sm, &st);
+	ck_assert_uint_eq(st.groups, 1);
+	ck_assert_uint_eq(st.created, 5001);
+	ck_assert_uint_eq(st.deleted, 5000);
+	simenv_fini(&e);
+}
+END_TEST
+
+/* the MLIDs run out at the switches' MulticastFDBCap, and come back */
+START_TEST(t_mlid_exhaustion)
+{
+	struct simenv e;
+	struct ibsm_mcmember_rec out;
+	uint8_t mgid[16];
+	unsigned i;
+
+	start(&e, NULL);
+	for (i = 0; i < 1023; i++) {
+		mgid_make(mgid, i);
+		ck_assert_uint_eq(join(&e, 2, mgid, 2, IBSM_JOIN_FULL, CREATE_COMP, &out), 0);
+	}
+	ck_assert_uint_eq(out.mlid, 0xc3ff);
+	mgid_make(mgid, 5000);
+	ck_assert_uint_eq(join(&e, 2, mgid, 2, IBSM_JOIN_FULL, CREATE_COMP, NULL),
+			  IBSM_SA_ERR_NO_RESOURCES);
+	mgid_make(mgid, 17);
+	ck_assert_uint_eq(leave(&e, 2, mgid, 2, IBSM_JOIN_FULL, NULL), 0);
+	mgid_make(mgid, 5000);
+	ck_assert_uint_eq(join(&e, 2, mgid, 2, IBSM_JOIN_FULL, CREATE_COMP, &out), 0);
+	ck_assert_uint_eq(out.mlid, 0xc000 + 18);
+	settle(&e);
+	check_clean(&e);
+	simenv_fini(&e);
+}
+END_TEST
+
+START_TEST(t_only_changed_blocks)
+{
+	struct simenv e;
+	uint8_t mgid[16], js[NHOSTS] = {0};
+	struct ibsm_mcmember_rec out;
+
+	start(&e, NULL);
+	mgid_make(mgid, 6);
+	ck_assert_uint_eq(join(&e, 0, mgid, 0, IBSM_JOIN_FULL, CREATE_COMP, &out), 0);
+	ck_assert_uint_eq(join(&e, 2, mgid, 2, IBSM_JOIN_FULL, JOIN_COMP, NULL), 0);
+	js[0] = js[2] = IBSM_JOIN_FULL;
+	settle(&e);
+	check_tree(&e, out.mlid, js);
+	/* h4 is on leaf2 like h3: one block of one switch changes */
+	fakefab_reset_counts(e.ff);
+	ck_assert_uint_eq(join(&e, 3, mgid, 3, IBSM_JOIN_FULL, JOIN_COMP, NULL), 0);
+	js[3] = IBSM_JOIN_FULL;
+	settle(&e);
+	ck_assert_uint_eq(fakefab_counts(e.ff)->mft_sets, 1);
+	check_tree(&e, out.mlid, js);
+	/* h2 is on leaf1's second position: that block only */
+	fakefab_reset_counts(e.ff);
+	ck_assert_uint_eq(join(&e, 1, mgid, 1, IBSM_JOIN_FULL, JOIN_COMP, NULL), 0);
+	js[1] = IBSM_JOIN_FULL;
+	settle(&e);
+	ck_assert_uint_eq(fakefab_counts(e.ff)->mft_sets, 1);
+	check_tree(&e, out.mlid, js);
+	/* a heavy sweep without a change sends none */
+	fakefab_reset_counts(e.ff);
+	sm_request_sweep(e.sm, true, "test");
+	simenv_run_heavy(&e, 2);
+	settle(&e);
+	ck_assert_uint_eq(fakefab_counts(e.ff)->mft_sets, 0);
+	/* a join of a member already there changes nothing on the wire */
+	ck_assert_uint_eq(join(&e, 3, mgid, 3, IBSM_JOIN_FULL, JOIN_COMP, NULL), 0);
+	settle(&e);
+	ck_assert_uint_eq(fakefab_counts(e.ff)->mft_sets, 0);
+	check_clean(&e);
+	simenv_fini(&e);
+}
+END_TEST
+
+START_TEST(t_link_failure)
+{
+	struct simenv e;
+	uint8_t mgid[16], js[NHOSTS] = {0};
+	struct ibsm_mcmember_rec out;
+	int i, leaf1, spine, p;
+	struct walk w;
+
+	start(&e, NULL);
+	mgid_make(mgid, 9);
+	ck_assert_uint_eq(join(&e, 0, mgid, 0, IBSM_JOIN_FULL, CREATE_COMP, &out), 0);
+	for (i = 0; i < NHOSTS; i++) {
+		ck_assert_uint_eq(join(&e, i, mgid, i, IBSM_JOIN_FULL, JOIN_COMP, NULL), 0);
+		js[i] = IBSM_JOIN_FULL;
+	}
+	settle(&e);
+	check_tree(&e, out.mlid, js);
+	/* cut the spine link leaf1 uses in the tree */
+	leaf1 = node(&e, "leaf1");
+	p = fakefab_mft(e.ff, leaf1, out.mlid, 1) & (1u << (19 - 16)) ? 19 : 20;
+	ck_assert(fakefab_mft(e.ff, leaf1, out.mlid, 1) & (1u << (p - 16)));
+	spine = e.tf->nodes[leaf1].ports[p].peer;
+	(void)spine;
+	fakefab_unlink(e.ff, leaf1, p, true);
+	walk(&e, 0, out.mlid, &w);
+	ck_assert_uint_gt(w.dead, 0);
+	simenv_run_heavy(&e, 2);
+	settle(&e);
+	check_tree(&e, out.mlid, js);
+	ck_assert(!(fakefab_mft(e.ff, leaf1, out.mlid, 1) & (1u << (p - 16))));
+	check_clean(&e);
+	/* and back */
+	fakefab_relink(e.ff, leaf1, p);
+	sm_request_sweep(e.sm, true, "test");
+	simenv_run_heavy(&e, 3);
+	settle(&e);
+	check_tree(&e, out.mlid, js);
+	simenv_fini(&e);
+}
+END_TEST
+
+/* a host that leaves the fabric leaves its groups */
+START_TEST(t_port_gone)
+{
+	struct simenv e;
+	uint8_t mgid[16];
+	struct ibsm_mcmember_rec out;
+
+	start(&e, NULL);
+	mgid_make(mgid, 10);
+	ck_assert_uint_eq(join(&e, 4, mgid, 4, IBSM_JOIN_FULL, CREATE_COMP, &out), 0);
+	ck_assert_uint_eq(join(&e, 5, mgid, 5, IBSM_JOIN_NON, JOIN_COMP, NULL), 0);
+	fakefab_unlink(e.ff, 4, 1, true);
+	simenv_run_heavy(&e, 2);
+	settle(&e);
+	/* h5 was the only full member: the group is gone */
+	ck_assert_uint_eq(mcast_groups(e.sm), 1);
+	ck_assert_uint_eq(traps67, 1);
+	check_mlid_clean(&e, out.mlid);
+	check_clean(&e);
+	simenv_fini(&e);
+}
+END_TEST
+
+START_TEST(t_query)
+{
+	struct simenv e;
+	struct ibsm_mcmember_rec r = {0}, out;
+	struct answer a;
+	uint8_t mgid[16];
+
+	start(&e, NULL);
+	mgid_make(mgid, 11);
+	ck_assert_uint_eq(join(&e, 2, mgid, 2, IBSM_JOIN_FULL, CREATE_COMP, &out), 0);
+	ck_assert_uint_eq(join(&e, 3, mgid, 3, IBSM_JOIN_NON, JOIN_COMP, NULL), 0);
+	/* untrusted: the groups, no port in them */
+	sa(&e, 5, IBSM_METHOD_GET_TABLE, 0, 0, &r, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.n, 2);
+	ck_assert_uint_eq(a.recs[1].mlid, out.mlid);
+	ck_assert_uint_eq(a.recs[1].join_state, 0);
+	ck_assert_uint_eq(a.recs[1].port_gid[15], 0);
+	/* its own membership a port sees */
+	r = mrec(&e, mgid, 3, 0);
+	sa(&e, 3, IBSM_METHOD_GET, C(MGID) | C(PORT_GID), 0, &r, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.recs[0].join_state, IBSM_JOIN_NON);
+	ck_assert_mem_eq(a.recs[0].port_gid, r.port_gid, 16);
+	/* another's not, unless trusted */
+	sa(&e, 5, IBSM_METHOD_GET, C(MGID) | C(PORT_GID), 0, &r, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.recs[0].join_state, 0);
+	sa(&e, 5, IBSM_METHOD_GET, C(MGID) | C(PORT_GID), e.sm->conf->sa_key, &r, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.recs[0].join_state, IBSM_JOIN_NON);
+	/* trusted, no port: one record per member */
+	memcpy(r.mgid, mgid, 16);
+	sa(&e, 5, IBSM_METHOD_GET_TABLE, C(MGID), e.sm->conf->sa_key, &r, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.n, 2);
+	r.join_state = IBSM_JOIN_FULL;
+	sa(&e, 5, IBSM_METHOD_GET_TABLE, C(MGID) | C(JOIN_STATE), e.sm->conf->sa_key, &r, &a);
+	ck_assert_uint_eq(a.n, 1);
+	ck_assert_uint_eq(a.recs[0].port_gid[15], (uint8_t)guid_of(&e, 2));
+	/* selectors: MTU greater than 1024 matches the 2048 group, less does not */
+	r.mtu_sel = IBSM_SA_SEL_GT;
+	r.mtu = 3;
+	sa(&e, 5, IBSM_METHOD_GET, C(MGID) | C(MTU_SELECTOR) | C(MTU), 0, &r, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.recs[0].mtu, 4);
+	r.mtu_sel = IBSM_SA_SEL_LT;
+	sa(&e, 5, IBSM_METHOD_GET, C(MGID) | C(MTU_SELECTOR) | C(MTU), 0, &r, &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_NO_RECORDS);
+	/* by MLID and Q_Key */
+	r.mlid = out.mlid;
+	r.qkey = 0x12345678;
+	sa(&e, 5, IBSM_METHOD_GET, C(MLID) | C(QKEY), 0, &r, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_mem_eq(a.recs[0].mgid, mgid, 16);
+	simenv_fini(&e);
+}
+END_TEST
+
+/* the multicast pass does not outlive the SM: deleting mid-pass is clean */
+START_TEST(t_fini_mid_pass)
+{
+	struct simenv e;
+	uint8_t mgid[16];
+	int i;
+
+	start(&e, NULL);
+	for (i = 0; i < 20; i++) {
+		mgid_make(mgid, 200 + (unsigned)i);
+		ck_assert_uint_eq(join(&e, i % NHOSTS, mgid, i % NHOSTS, IBSM_JOIN_FULL,
+				       CREATE_COMP, NULL), 0);
+	}
+	/* no settle: SMPs in flight */
+	simenv_fini(&e);
+}
+END_TEST
+
+static Suite *mcast_suite(void)
+{
+	Suite *s = suite_create("mcast");
+	TCase *tc = tcase_create("mcast");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, t_ipoib_group_at_start);
+	tcase_add_test(tc, t_create_join_leave);
+	tcase_add_test(tc, t_create_rules);
+	tcase_add_test(tc, t_join_validation);
+	tcase_add_test(tc, t_join_validation_off);
+	tcase_add_test(tc, t_leave_rules);
+	tcase_add_test(tc, t_send_only);
+	tcase_add_test(tc, t_sendonly_partial_leave_no_leak);
+	tcase_add_test(tc, t_mlid_exhaustion);
+	tcase_add_test(tc, t_only_changed_blocks);
+	tcase_add_test(tc, t_link_failure);
+	tcase_add_test(tc, t_port_gone);
+	tcase_add_test(tc, t_query);
+	tcase_add_test(tc, t_fini_mid_pass);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(mcast_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

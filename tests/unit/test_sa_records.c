@@ -1,0 +1,1111 @@
+/*
+ * test_sa_records.c: the read-only SA record families (lib/sa/node.c,
+ * portinfo.c, link.c, switch.c, sminfo.c, guidinfo.c, pkey.c, qos.c) end to
+ * end: an SM over the fake fabric, SA requests injected as if from a host,
+ * the answers (single MADs or RMPP tables, acknowledged as a client does)
+ * checked against the SM's model and the fake fabric: counts, fields,
+ * component-mask filters, Get's one/none/too many, bad masks, partitions,
+ * secrets for trusted requesters only, LMC ranges, what a sweep changes.
+ *
+ * Linked with --wrap=pkey_common and --wrap=mcast_mft_entry: the tests
+ * isolate a host from the others (partitions) and hand the SA multicast
+ * entries without needing the partition and multicast modules.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "fabric.h"
+#include "fakefab.h"
+#include "mad/rmpp.h"
+#include "mad/sa.h"
+#include "mad/smp.h"
+#include "mcast.h"
+#include "pkey.h"
+#include "simenv.h"
+#include "sm.h"
+#include "topofile.h"
+
+/* host first: the SM runs there; h6 has two ports, h7 none cabled */
+static const char *const small_net =
+	"Hca 1 \"h1\"\n[1] \"leaf1\"[1]\n\n"
+	"Hca 1 \"h2\"\n[1] \"leaf1\"[2]\n\n"
+	"Hca 1 \"h3\"\n[1] \"leaf2\"[1]\n\n"
+	"Hca 1 \"h4\"\n[1] \"leaf2\"[2]\n\n"
+	"Hca 1 \"h5\"\n[1] \"leaf3\"[1]\n\n"
+	"Hca 2 \"h6\"\n[1] \"leaf3\"[2]\n[2] \"leaf1\"[3]\n\n"
+	"Switch 8 \"leaf1\"\n[5] \"spine1\"[1]\n[6] \"spine2\"[1]\n\n"
+	"Switch 8 \"leaf2\"\n[5] \"spine1\"[2]\n[6] \"spine2\"[2]\n\n"
+	"Switch 8 \"leaf3\"\n[5] \"spine1\"[3]\n[6] \"spine2\"[3]\n[7] \"spine2\"[4]\n\n"
+	"Switch 8 \"spine1\"\n\n"
+	"Switch 8 \"spine2\"\n\n";
+
+#define NSWITCHES 5
+#define NCAPORTS  7                          /* h1-h5, h6 twice */
+#define NLINKS    14
+#define NPORTS    (NSWITCHES * 9 + NCAPORTS) /* switch ports 0-8, CA ports */
+#define SA_KEY    1                          /* the default sa_key */
+
+/* --- the wrapped partition and multicast questions --- */
+
+uint16_t __real_pkey_common(const struct ibsm_sm *sm, const struct ibsm_port *a,
+			    const struct ibsm_port *b, uint16_t want);
+uint16_t __wrap_pkey_common(const struct ibsm_sm *sm, const struct ibsm_port *a,
+			    const struct ibsm_port *b, uint16_t want);
+bool __real_mcast_mft_entry(const struct ibsm_sm *sm, const struct ibsm_node *sw, uint16_t mlid,
+			    uint16_t *mask, unsigned position);
+bool __wrap_mcast_mft_entry(const struct ibsm_sm *sm, const struct ibsm_node *sw, uint16_t mlid,
+			    uint16_t *mask, unsigned position);
+
+/* a node whose ports share a partition with switch ports only (0: none) */
+static uint64_t isolated;
+
+uint16_t __wrap_pkey_common(const struct ibsm_sm *sm, const struct ibsm_port *a,
+			    const struct ibsm_port *b, uint16_t want)
+{
+	if (isolated && (a->node->guid == isolated) != (b->node->guid == isolated) &&
+	    !node_is_switch(a->node) && !node_is_switch(b->node))
+		return 0;
+	return __real_pkey_common(sm, a, b, want);
+}
+
+/* multicast entries the tests hand out: switch, MLID, position, mask */
+static struct fake_mft {
+	uint64_t guid;
+	uint16_t mlid;
+	unsigned pos;
+	uint16_t mask;
+} fake_mft[4];
+static size_t nfake_mft;
+
+bool __wrap_mcast_mft_entry(const struct ibsm_sm *sm, const struct ibsm_node *sw, uint16_t mlid,
+			    uint16_t *mask, unsigned position)
+{
+	size_t i;
+
+	for (i = 0; i < nfake_mft; i++)
+		if (fake_mft[i].guid == sw->guid && fake_mft[i].mlid == mlid &&
+		    fake_mft[i].pos == position) {
+			*mask = fake_mft[i].mask;
+			return true;
+		}
+	return nfake_mft ? (*mask = 0, false) : __real_mcast_mft_entry(sm, sw, mlid, mask, position);
+}
+
+/* --- an SA client over the fake fabric --- */
+
+struct client {
+	struct simenv *e;
+	uint16_t lid;
+	uint64_t tid;
+	struct rmpp_receiver *rcv;
+	int rc;
+	bool done;
+};
+
+struct answer {
+	uint16_t status;
+	uint8_t method;
+	uint64_t comp_mask;
+	size_t n;      /* records */
+	size_t stride; /* bytes from one record to the next in recs */
+	uint8_t *recs;
+};
+
+static uint64_t next_tid = 0x5a000000;
+
+static int client_send(void *ctx, const uint8_t *mad, size_t len)
+{
+	struct client *c = ctx;
+
+	fakefab_inject(c->e->ff, mad, len, c->lid);
+	return 0;
+}
+
+static void on_answer(void *arg, const uint8_t *mad, size_t len)
+{
+	struct client *c = arg;
+	struct ibsm_mad_hdr h;
+	int rc;
+
+	if (c->done || len < IBSM_SA_DATA_OFF || mad_hdr_decode(mad, len, &h) < 0 ||
+	    h.mgmt_class != IBSM_CLASS_SA || h.tid != c->tid)
+		return;
+	rc = rmpp_recv_input(c->rcv, mad, len);
+	if (rc != RMPP_RECV_MORE) {
+		c->rc = rc;
+		c->done = true;
+	}
+}
+
+/* send one request from lid and wait for the whole answer */
+static void query(struct simenv *e, uint16_t lid, uint8_t method, uint16_t attr, uint32_t attr_mod,
+		  uint64_t mask, const uint8_t *rec, uint64_t key, struct answer *a)
+{
+	const struct sa_record_desc *d = sa_record_desc(attr);
+	struct ibsm_mad_hdr h = {.base_version = 1, .mgmt_class = IBSM_CLASS_SA,
+				 .class_version = IBSM_SA_CLASS_VERSION, .method = method,
+				 .tid = ++next_tid, .attr_id = attr, .attr_mod = attr_mod};
+	struct ibsm_sa_hdr sh = {.sm_key = key, .comp_mask = mask};
+	struct client c = {.e = e, .lid = lid, .tid = h.tid};
+	uint8_t mad[IBSM_MAD_SIZE] = {0};
+	const uint8_t *hdr, *payload;
+	struct ibsm_mad_hdr ah;
+	struct ibsm_rmpp_hdr rh;
+	struct ibsm_sa_hdr ash;
+	size_t len;
+	unsigned i;
+
+	ck_assert_ptr_nonnull(d);
+	mad_hdr_encode(mad, &h);
+	sa_hdr_encode(mad, NULL, &sh);
+	if (rec)
+		memcpy(mad + IBSM_SA_DATA_OFF, rec, d->size);
+	c.rcv = rmpp_recv_new(NULL, client_send, &c);
+	fakefab_on_answer(e->ff, on_answer, &c);
+	fakefab_inject(e->ff, mad, sizeof(mad), lid);
+	for (i = 0; !c.done && i < 100000; i++)
+		event_base_loop(e->base, EVLOOP_NONBLOCK);
+	ck_assert_msg(c.done, "no answer to %s method 0x%x", d->name, method);
+	ck_assert_int_eq(c.rc, RMPP_RECV_DONE);
+	for (i = 0; i < 20; i++) /* the last ACK reaches the SA */
+		event_base_loop(e->base, EVLOOP_NONBLOCK);
+	fakefab_on_answer(e->ff, NULL, NULL);
+	hdr = rmpp_recv_header(c.rcv);
+	payload = rmpp_recv_payload(c.rcv, &len);
+	ck_assert_ptr_nonnull(hdr);
+	ck_assert_ptr_nonnull(payload);
+	mad_hdr_decode(hdr, IBSM_SA_DATA_OFF, &ah);
+	sa_hdr_decode(hdr, IBSM_SA_DATA_OFF, &rh, &ash);
+	memset(a, 0, sizeof(*a));
+	a->status = ah.status;
+	a->method = ah.method;
+	a->comp_mask = ash.comp_mask;
+	ck_assert_uint_eq(ah.attr_id, attr);
+	if (ah.status == 0 && method == IBSM_METHOD_GET) {
+		ck_assert_uint_eq(ah.method, IBSM_METHOD_GET_RESP);
+		a->n = 1;
+		a->stride = d->size;
+	} else if (ah.status == 0) {
+		ck_assert_uint_eq(ah.method, IBSM_METHOD_GET_TABLE_RESP);
+		a->stride = (size_t)ash.attr_offset * 8;
+		a->n = a->stride ? len / a->stride : 0;
+		if (a->n)
+			ck_assert_uint_eq(a->stride, sa_record_padded(d));
+		ck_assert_uint_eq(len, a->n * a->stride);
+	}
+	a->recs = malloc(a->n * a->stride + 1);
+	memcpy(a->recs, payload, a->n * a->stride);
+	rmpp_recv_del(c.rcv);
+}
+
+static const uint8_t *rec_at(const struct answer *a, size_t i)
+{
+	ck_assert_uint_lt(i, a->n);
+	return a->recs + i * a->stride;
+}
+
+static void answer_free(struct answer *a)
+{
+	free(a->recs);
+	a->recs = NULL;
+}
+
+/* GetTable: the number of records (status must be 0) */
+static size_t table_count(struct simenv *e, uint16_t lid, uint16_t attr, uint64_t mask,
+			  const uint8_t *rec, uint64_t key)
+{
+	struct answer a;
+	size_t n;
+
+	query(e, lid, IBSM_METHOD_GET_TABLE, attr, 0, mask, rec, key, &a);
+	ck_assert_uint_eq(a.status, 0);
+	n = a.n;
+	answer_free(&a);
+	return n;
+}
+
+/* Get: the status only */
+static uint16_t get_status(struct simenv *e, uint16_t lid, uint16_t attr, uint64_t mask,
+			   const uint8_t *rec, uint64_t key)
+{
+	struct answer a;
+	uint16_t st;
+
+	query(e, lid, IBSM_METHOD_GET, attr, 0, mask, rec, key, &a);
+	st = a.status;
+	answer_free(&a);
+	return st;
+}
+
+/* --- the fabric --- */
+
+static int node_ix(const struct simenv *e, const char *name)
+{
+	int i = topofile_find(e->tf, name);
+
+	ck_assert_int_ge(i, 0);
+	return i;
+}
+
+static struct ibsm_node *model_node(const struct simenv *e, const char *name)
+{
+	struct ibsm_node *n =
+		fabric_node_find(&e->sm->fabric, fakefab_node_guid(e->ff, node_ix(e, name)));
+
+	ck_assert_ptr_nonnull(n);
+	return n;
+}
+
+/* the LID a port answers to on the wire (a switch: port 0's) */
+static uint16_t lid_of(const struct simenv *e, const char *name, int port)
+{
+	int i = node_ix(e, name);
+	uint16_t lid = fakefab_port_lid(e->ff, i, e->tf->nodes[i].type == IBSM_NODE_SWITCH ? 0 : port);
+
+	ck_assert_uint_ne(lid, 0);
+	return lid;
+}
+
+static void up(struct simenv *e, struct ibsm_conf *c)
+{
+	isolated = 0;
+	nfake_mft = 0;
+	simenv_init(e, small_net, strlen(small_net), 0, c);
+	simenv_run_heavy(e, 1);
+	ck_assert_msg(e->last.ok, "sweep not ok: %s", e->last.reason);
+}
+
+static const struct sa_record_desc *desc(uint16_t attr)
+{
+	return sa_record_desc(attr);
+}
+
+/* --- NodeRecord --- */
+
+START_TEST(t_node_records)
+{
+	const struct sa_record_desc *d = desc(IBSM_SA_ATTR_NODE_RECORD);
+	uint8_t q[IBSM_SA_NR_SIZE] = {0};
+	struct ibsm_nodeinfo ni;
+	struct simenv e;
+	struct answer a;
+	char dsc[65];
+	uint16_t lid, h1;
+	size_t i, sw = 0, ca = 0;
+
+	up(&e, NULL);
+	h1 = lid_of(&e, "h1", 1);
+	/* all: a record per switch, one per CA port, fields as in the model */
+	query(&e, h1, IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_NODE_RECORD, 0, 0, NULL, 0, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.n, NSWITCHES + NCAPORTS);
+	for (i = 0; i < a.n; i++) {
+		const struct ibsm_port *p;
+		const struct ibsm_node *n;
+
+		sa_node_record_decode(rec_at(&a, i), &lid, &ni, dsc);
+		p = fabric_port_by_lid(&e.sm->fabric, lid);
+		ck_assert_ptr_nonnull(p);
+		n = p->node;
+		ck_assert_uint_eq(ni.node_guid, n->guid);
+		ck_assert_uint_eq(ni.port_guid, p->guid);
+		ck_assert_uint_eq(ni.node_type, n->type);
+		ck_assert_uint_eq(ni.num_ports, n->nports);
+		ck_assert_str_eq(dsc, n->desc);
+		if (node_is_switch(n)) {
+			sw++;
+			ck_assert_uint_eq(p->num, 0);
+		} else {
+			ca++;
+			ck_assert_uint_eq(ni.local_port, p->num);
+		}
+	}
+	ck_assert_uint_eq(sw, NSWITCHES);
+	ck_assert_uint_eq(ca, NCAPORTS);
+	answer_free(&a);
+
+	/* Get by LID: h6 port 2 */
+	sa_set(d, q, IBSM_NR_LID, lid_of(&e, "h6", 2));
+	query(&e, h1, IBSM_METHOD_GET, IBSM_SA_ATTR_NODE_RECORD, 0, IBSM_SA_COMP(IBSM_NR_LID), q, 0,
+	      &a);
+	ck_assert_uint_eq(a.status, 0);
+	sa_node_record_decode(rec_at(&a, 0), &lid, &ni, dsc);
+	ck_assert_uint_eq(lid, lid_of(&e, "h6", 2));
+	ck_assert_uint_eq(ni.node_guid, fakefab_node_guid(e.ff, node_ix(&e, "h6")));
+	ck_assert_uint_eq(ni.port_guid, fakefab_port_guid(e.ff, node_ix(&e, "h6"), 2));
+	ck_assert_uint_eq(ni.local_port, 2);
+	ck_assert_str_eq(dsc, "h6");
+	answer_free(&a);
+
+	/* Get by LID: a switch */
+	sa_set(d, q, IBSM_NR_LID, lid_of(&e, "spine2", 0));
+	query(&e, h1, IBSM_METHOD_GET, IBSM_SA_ATTR_NODE_RECORD, 0, IBSM_SA_COMP(IBSM_NR_LID), q, 0,
+	      &a);
+	ck_assert_uint_eq(a.status, 0);
+	sa_node_record_decode(rec_at(&a, 0), &lid, &ni, dsc);
+	ck_assert_uint_eq(ni.node_type, IBSM_NODE_SWITCH);
+	ck_assert_uint_eq(ni.node_guid, fakefab_node_guid(e.ff, node_ix(&e, "spine2")));
+	ck_assert_uint_eq(ni.port_guid, ni.node_guid);
+	ck_assert_str_eq(dsc, "spine2");
+	answer_free(&a);
+
+	/* a LID nobody has: none; Get by NodeGUID of h6: two, too many for Get */
+	sa_set(d, q, IBSM_NR_LID, 0x0999);
+	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_NODE_RECORD, IBSM_SA_COMP(IBSM_NR_LID), q,
+				     0),
+			  IBSM_SA_ERR_NO_RECORDS);
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_NODE_RECORD, IBSM_SA_COMP(IBSM_NR_LID), q,
+				      0),
+			  0);
+	memset(q, 0, sizeof(q));
+	sa_set(d, q, IBSM_NR_NODE_GUID, fakefab_node_guid(e.ff, node_ix(&e, "h6")));
+	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_NODE_RECORD,
+				     IBSM_SA_COMP(IBSM_NR_NODE_GUID), q, 0),
+			  IBSM_SA_ERR_TOO_MANY_RECORDS);
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_NODE_RECORD,
+				      IBSM_SA_COMP(IBSM_NR_NODE_GUID), q, 0),
+			  2);
+	/* by PortGUID: exactly one */
+	memset(q, 0, sizeof(q));
+	sa_set(d, q, IBSM_NR_PORT_GUID, fakefab_port_guid(e.ff, node_ix(&e, "h6"), 1));
+	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_NODE_RECORD,
+				     IBSM_SA_COMP(IBSM_NR_PORT_GUID), q, 0),
+			  0);
+	/* by NodeType (no index, the agent filters): the switches */
+	memset(q, 0, sizeof(q));
+	sa_set(d, q, IBSM_NR_NODE_TYPE, IBSM_NODE_SWITCH);
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_NODE_RECORD,
+				      IBSM_SA_COMP(IBSM_NR_NODE_TYPE), q, 0),
+			  NSWITCHES);
+	/* LID and a NodeGUID that is not its node's: none */
+	sa_set(d, q, IBSM_NR_LID, lid_of(&e, "h2", 1));
+	sa_set(d, q, IBSM_NR_NODE_GUID, fakefab_node_guid(e.ff, node_ix(&e, "h3")));
+	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_NODE_RECORD,
+				     IBSM_SA_COMP(IBSM_NR_LID) | IBSM_SA_COMP(IBSM_NR_NODE_GUID), q,
+				     0),
+			  IBSM_SA_ERR_NO_RECORDS);
+	/* a component mask bit past the record's components */
+	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_NODE_RECORD,
+				     IBSM_SA_COMP(IBSM_NR_NCOMP), q, 0),
+			  IBSM_SA_ERR_REQ_INVALID);
+	simenv_fini(&e);
+}
+END_TEST
+
+/* --- PortInfoRecord --- */
+
+START_TEST(t_portinfo_records)
+{
+	const struct sa_record_desc *d = desc(IBSM_SA_ATTR_PORTINFO_RECORD);
+	uint8_t q[IBSM_SA_PIR_SIZE] = {0};
+	struct ibsm_portinfo pi;
+	struct ibsm_node *h2n;
+	struct simenv e;
+	struct answer a;
+	uint16_t lid, h1, leaf1;
+	uint8_t port;
+	size_t i;
+
+	up(&e, NULL);
+	h1 = lid_of(&e, "h1", 1);
+	leaf1 = lid_of(&e, "leaf1", 0);
+	query(&e, h1, IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_PORTINFO_RECORD, 0, 0, NULL, 0, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.n, NPORTS);
+	for (i = 0; i < a.n; i++) {
+		const struct ibsm_port *lp, *p;
+
+		sa_portinfo_record_decode(rec_at(&a, i), &lid, &port, &pi);
+		lp = fabric_port_by_lid(&e.sm->fabric, lid);
+		ck_assert_ptr_nonnull(lp);
+		ck_assert_uint_le(port, lp->node->nports);
+		p = node_is_switch(lp->node) ? &lp->node->ports[port] : lp;
+		ck_assert_uint_eq(p->num, port);
+		ck_assert_uint_eq(pi.port_state, p->pi.port_state);
+		ck_assert_uint_eq(pi.phys_state, p->pi.phys_state);
+		ck_assert_uint_eq(pi.lid, p->pi.lid);
+		ck_assert_uint_eq(pi.cap_mask, p->pi.cap_mask);
+		ck_assert_uint_eq(pi.neighbor_mtu, p->pi.neighbor_mtu);
+		ck_assert_uint_eq(pi.local_port, p->pi.local_port);
+		/* the wire agrees: cabled ports are active */
+		if (p->remote)
+			ck_assert_uint_eq(pi.port_state, IBSM_PORT_ACTIVE);
+	}
+	answer_free(&a);
+
+	/* a switch's LID: its ports 0-8; with PortNum: one */
+	sa_set(d, q, IBSM_PIR_LID, leaf1);
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_PORTINFO_RECORD,
+				      IBSM_SA_COMP(IBSM_PIR_LID), q, 0),
+			  9);
+	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_PORTINFO_RECORD,
+				     IBSM_SA_COMP(IBSM_PIR_LID), q, 0),
+			  IBSM_SA_ERR_TOO_MANY_RECORDS);
+	sa_set(d, q, IBSM_PIR_PORT_NUM, 5);
+	query(&e, h1, IBSM_METHOD_GET, IBSM_SA_ATTR_PORTINFO_RECORD, 0,
+	      IBSM_SA_COMP(IBSM_PIR_LID) | IBSM_SA_COMP(IBSM_PIR_PORT_NUM), q, 0, &a);
+	ck_assert_uint_eq(a.status, 0);
+	sa_portinfo_record_decode(rec_at(&a, 0), &lid, &port, &pi);
+	ck_assert_uint_eq(lid, leaf1);
+	ck_assert_uint_eq(port, 5);
+	ck_assert_uint_eq(pi.port_state, IBSM_PORT_ACTIVE);
+	ck_assert_uint_eq(pi.link_width_active, model_node(&e, "leaf1")->ports[5].pi.link_width_active);
+	answer_free(&a);
+	/* a port the switch does not have */
+	sa_set(d, q, IBSM_PIR_PORT_NUM, 9);
+	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_PORTINFO_RECORD,
+				     IBSM_SA_COMP(IBSM_PIR_LID) | IBSM_SA_COMP(IBSM_PIR_PORT_NUM), q,
+				     0),
+			  IBSM_SA_ERR_NO_RECORDS);
+	/* PortNum alone: port 1 of every node (CAs and switches) */
+	sa_set(d, q, IBSM_PIR_PORT_NUM, 1);
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_PORTINFO_RECORD,
+				      IBSM_SA_COMP(IBSM_PIR_PORT_NUM), q, 0),
+			  NSWITCHES + 6);
+
+	/* M_Key: zero for an untrusted requester, also when it asks for the key */
+	h2n = model_node(&e, "h2");
+	h2n->ports[1].pi.mkey = 0x1122334455667788ull;
+	memset(q, 0, sizeof(q));
+	sa_set(d, q, IBSM_PIR_LID, lid_of(&e, "h2", 1));
+	query(&e, h1, IBSM_METHOD_GET, IBSM_SA_ATTR_PORTINFO_RECORD, 0, IBSM_SA_COMP(IBSM_PIR_LID),
+	      q, 0, &a);
+	ck_assert_uint_eq(a.status, 0);
+	sa_portinfo_record_decode(rec_at(&a, 0), &lid, &port, &pi);
+	ck_assert_uint_eq(pi.mkey, 0);
+	ck_assert_uint_eq(port, 1);
+	answer_free(&a);
+	query(&e, h1, IBSM_METHOD_GET, IBSM_SA_ATTR_PORTINFO_RECORD, 0, IBSM_SA_COMP(IBSM_PIR_LID),
+	      q, SA_KEY, &a);
+	ck_assert_uint_eq(a.status, 0);
+	sa_portinfo_record_decode(rec_at(&a, 0), &lid, &port, &pi);
+	ck_assert_uint_eq(pi.mkey, 0x1122334455667788ull);
+	answer_free(&a);
+	sa_set(d, q, IBSM_PIR_MKEY, 0x1122334455667788ull);
+	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_PORTINFO_RECORD,
+				     IBSM_SA_COMP(IBSM_PIR_LID) | IBSM_SA_COMP(IBSM_PIR_MKEY), q, 0),
+			  IBSM_SA_ERR_NO_RECORDS);
+	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_PORTINFO_RECORD,
+				     IBSM_SA_COMP(IBSM_PIR_LID) | IBSM_SA_COMP(IBSM_PIR_MKEY), q,
+				     SA_KEY),
+			  0);
+
+	/* Options: given back, never a filter */
+	memset(q, 0, sizeof(q));
+	sa_set(d, q, IBSM_PIR_LID, lid_of(&e, "h3", 1));
+	sa_set(d, q, IBSM_PIR_OPTIONS, 0x80);
+	query(&e, h1, IBSM_METHOD_GET, IBSM_SA_ATTR_PORTINFO_RECORD, 0,
+	      IBSM_SA_COMP(IBSM_PIR_LID) | IBSM_SA_COMP(IBSM_PIR_OPTIONS), q, 0, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(sa_get(d, rec_at(&a, 0), IBSM_PIR_OPTIONS), 0x80);
+	answer_free(&a);
+
+	/* CapabilityMask: equal, or bitwise with attribute modifier bit 31 */
+	memset(q, 0, sizeof(q));
+	h2n->ports[1].pi.cap_mask |= 0x00100000;
+	sa_set(d, q, IBSM_PIR_CAP_MASK, 0x00100000);
+	query(&e, h1, IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_PORTINFO_RECORD, 0,
+	      IBSM_SA_COMP(IBSM_PIR_CAP_MASK), q, 0, &a);
+	ck_assert_uint_eq(a.n, 0);
+	answer_free(&a);
+	query(&e, h1, IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_PORTINFO_RECORD, 0x80000000u,
+	      IBSM_SA_COMP(IBSM_PIR_CAP_MASK), q, 0, &a);
+	ck_assert_uint_eq(a.n, 1);
+	sa_portinfo_record_decode(rec_at(&a, 0), &lid, &port, &pi);
+	ck_assert_uint_eq(lid, lid_of(&e, "h2", 1));
+	answer_free(&a);
+	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_PORTINFO_RECORD,
+				     IBSM_SA_COMP(IBSM_PIR_NCOMP), q, 0),
+			  IBSM_SA_ERR_REQ_INVALID);
+	simenv_fini(&e);
+}
+END_TEST
+
+/* --- LinkRecord --- */
+
+struct link {
+	uint16_t from_lid, to_lid;
+	uint8_t from_port, to_port;
+};
+
+static struct link link_at(const struct answer *a, size_t i)
+{
+	const struct sa_record_desc *d = desc(IBSM_SA_ATTR_LINK_RECORD);
+	const uint8_t *r = rec_at(a, i);
+
+	return (struct link){(uint16_t)sa_get(d, r, IBSM_LR_FROM_LID),
+			     (uint16_t)sa_get(d, r, IBSM_LR_TO_LID),
+			     (uint8_t)sa_get(d, r, IBSM_LR_FROM_PORT),
+			     (uint8_t)sa_get(d, r, IBSM_LR_TO_PORT)};
+}
+
+START_TEST(t_link_records)
+{
+	const struct sa_record_desc *d = desc(IBSM_SA_ATTR_LINK_RECORD);
+	uint8_t q[IBSM_SA_LR_SIZE] = {0};
+	struct simenv e;
+	struct answer a;
+	struct link l;
+	uint16_t h1, leaf1;
+	size_t i, j;
+
+	up(&e, NULL);
+	h1 = lid_of(&e, "h1", 1);
+	leaf1 = lid_of(&e, "leaf1", 0);
+	query(&e, h1, IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_LINK_RECORD, 0, 0, NULL, 0, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.n, 2 * NLINKS);
+	for (i = 0; i < a.n; i++) {
+		const struct ibsm_port *fl, *p;
+		bool back = false;
+
+		l = link_at(&a, i);
+		fl = fabric_port_by_lid(&e.sm->fabric, l.from_lid);
+		ck_assert_ptr_nonnull(fl);
+		p = node_is_switch(fl->node) ? &fl->node->ports[l.from_port] : fl;
+		ck_assert_uint_eq(p->num, l.from_port);
+		ck_assert_ptr_nonnull(p->remote);
+		ck_assert_uint_eq(p->remote->num, l.to_port);
+		ck_assert_ptr_eq(fabric_port_by_lid(&e.sm->fabric, l.to_lid)->node, p->remote->node);
+		for (j = 0; j < a.n; j++) {
+			struct link m = link_at(&a, j);
+
+			back = back || (m.from_lid == l.to_lid && m.from_port == l.to_port &&
+					m.to_lid == l.from_lid && m.to_port == l.from_port);
+		}
+		ck_assert(back);
+	}
+	answer_free(&a);
+
+	/* from leaf1: h1, h2, h6, spine1, spine2 */
+	sa_set(d, q, IBSM_LR_FROM_LID, leaf1);
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_LINK_RECORD,
+				      IBSM_SA_COMP(IBSM_LR_FROM_LID), q, 0),
+			  5);
+	/* to leaf1 port 3: from h6 port 2 */
+	sa_set(d, q, IBSM_LR_TO_LID, leaf1);
+	sa_set(d, q, IBSM_LR_TO_PORT, 3);
+	query(&e, h1, IBSM_METHOD_GET, IBSM_SA_ATTR_LINK_RECORD, 0,
+	      IBSM_SA_COMP(IBSM_LR_TO_LID) | IBSM_SA_COMP(IBSM_LR_TO_PORT), q, 0, &a);
+	ck_assert_uint_eq(a.status, 0);
+	l = link_at(&a, 0);
+	ck_assert_uint_eq(l.from_lid, lid_of(&e, "h6", 2));
+	ck_assert_uint_eq(l.from_port, 2);
+	ck_assert_uint_eq(l.to_lid, leaf1);
+	answer_free(&a);
+	/* from h1: its one link */
+	memset(q, 0, sizeof(q));
+	sa_set(d, q, IBSM_LR_FROM_LID, h1);
+	query(&e, h1, IBSM_METHOD_GET, IBSM_SA_ATTR_LINK_RECORD, 0, IBSM_SA_COMP(IBSM_LR_FROM_LID),
+	      q, 0, &a);
+	ck_assert_uint_eq(a.status, 0);
+	l = link_at(&a, 0);
+	ck_assert_uint_eq(l.to_lid, leaf1);
+	ck_assert_uint_eq(l.to_port, 1);
+	answer_free(&a);
+	/* from h1 to spine1: none; both ends of one link: one */
+	sa_set(d, q, IBSM_LR_TO_LID, lid_of(&e, "spine1", 0));
+	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_LINK_RECORD,
+				     IBSM_SA_COMP(IBSM_LR_FROM_LID) | IBSM_SA_COMP(IBSM_LR_TO_LID), q,
+				     0),
+			  IBSM_SA_ERR_NO_RECORDS);
+	memset(q, 0, sizeof(q));
+	sa_set(d, q, IBSM_LR_FROM_LID, lid_of(&e, "leaf3", 0));
+	sa_set(d, q, IBSM_LR_TO_LID, lid_of(&e, "spine2", 0));
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_LINK_RECORD,
+				      IBSM_SA_COMP(IBSM_LR_FROM_LID) | IBSM_SA_COMP(IBSM_LR_TO_LID), q,
+				      0),
+			  2); /* leaf3 6 and 7 */
+	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_LINK_RECORD,
+				     IBSM_SA_COMP(IBSM_LR_NCOMP), q, 0),
+			  IBSM_SA_ERR_REQ_INVALID);
+	simenv_fini(&e);
+}
+END_TEST
+
+/* --- SwitchInfoRecord, LFTR, MFTR --- */
+
+START_TEST(t_switch_records)
+{
+	const struct sa_record_desc *ds = desc(IBSM_SA_ATTR_SWITCHINFO_RECORD);
+	const struct sa_record_desc *dl = desc(IBSM_SA_ATTR_LFT_RECORD);
+	const struct sa_record_desc *dm = desc(IBSM_SA_ATTR_MFT_RECORD);
+	uint8_t q[IBSM_SA_LFTR_SIZE] = {0};
+	struct ibsm_switchinfo si;
+	struct ibsm_node *leaf2;
+	struct simenv e;
+	struct answer a;
+	uint16_t h1, lid, mask;
+	size_t i, k;
+
+	up(&e, NULL);
+	h1 = lid_of(&e, "h1", 1);
+	/* SwitchInfoRecord: every switch, SwitchInfo as held */
+	query(&e, h1, IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_SWITCHINFO_RECORD, 0, 0, NULL, 0, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.n, NSWITCHES);
+	for (i = 0; i < a.n; i++) {
+		const struct ibsm_port *p;
+
+		sa_switchinfo_record_decode(rec_at(&a, i), &lid, &si);
+		p = fabric_port_by_lid(&e.sm->fabric, lid);
+		ck_assert_ptr_nonnull(p);
+		ck_assert(node_is_switch(p->node));
+		ck_assert_uint_eq(si.lft_cap, p->node->si.lft_cap);
+		ck_assert_uint_eq(si.lft_top, e.sm->max_lid);
+		ck_assert_uint_eq(si.mft_cap, p->node->si.mft_cap);
+	}
+	answer_free(&a);
+	sa_set(ds, q, IBSM_SWIR_LID, lid_of(&e, "spine1", 0));
+	query(&e, h1, IBSM_METHOD_GET, IBSM_SA_ATTR_SWITCHINFO_RECORD, 0,
+	      IBSM_SA_COMP(IBSM_SWIR_LID), q, 0, &a);
+	ck_assert_uint_eq(a.status, 0);
+	sa_switchinfo_record_decode(rec_at(&a, 0), &lid, &si);
+	ck_assert_uint_eq(lid, lid_of(&e, "spine1", 0));
+	answer_free(&a);
+	sa_set(ds, q, IBSM_SWIR_LID, h1); /* a CA's LID */
+	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_SWITCHINFO_RECORD,
+				     IBSM_SA_COMP(IBSM_SWIR_LID), q, 0),
+			  IBSM_SA_ERR_NO_RECORDS);
+
+	/* LFTR: block 0 of every switch (12 LIDs), as the switch holds it */
+	query(&e, h1, IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_LFT_RECORD, 0, 0, NULL, 0, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.n, NSWITCHES);
+	for (i = 0; i < a.n; i++) {
+		const uint8_t *r = rec_at(&a, i), *t = r + 8;
+		const struct ibsm_port *p =
+			fabric_port_by_lid(&e.sm->fabric, (uint16_t)sa_get(dl, r, IBSM_LFTR_LID));
+		int ix;
+
+		ck_assert_ptr_nonnull(p);
+		ck_assert_uint_eq(sa_get(dl, r, IBSM_LFTR_BLOCK), 0);
+		for (ix = 0; ix < (int)e.tf->n; ix++)
+			if (fakefab_node_guid(e.ff, ix) == p->node->guid)
+				break;
+		for (k = 1; k <= e.sm->max_lid; k++)
+			ck_assert_uint_eq(t[k], fakefab_lft(e.ff, ix, (uint16_t)k));
+	}
+	answer_free(&a);
+	/* by LID and block; block 1 was never learned (nor is it in use) */
+	memset(q, 0, sizeof(q));
+	sa_set(dl, q, IBSM_LFTR_LID, lid_of(&e, "leaf3", 0));
+	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_LFT_RECORD, IBSM_SA_COMP(IBSM_LFTR_LID), q,
+				     0),
+			  0);
+	sa_set(dl, q, IBSM_LFTR_BLOCK, 1);
+	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_LFT_RECORD,
+				     IBSM_SA_COMP(IBSM_LFTR_LID) | IBSM_SA_COMP(IBSM_LFTR_BLOCK), q,
+				     0),
+			  IBSM_SA_ERR_NO_RECORDS);
+	memset(q, 0, sizeof(q));
+	sa_set(dl, q, IBSM_LFTR_BLOCK, 0);
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_LFT_RECORD,
+				      IBSM_SA_COMP(IBSM_LFTR_BLOCK), q, 0),
+			  NSWITCHES);
+	/* a block ibsmd does not know is not invented */
+	leaf2 = model_node(&e, "leaf2");
+	leaf2->lft_known[0] = 0;
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_LFT_RECORD, 0, NULL, 0), NSWITCHES - 1);
+	leaf2->lft_known[0] = 1;
+
+	/* MFTR: nothing without groups; then the entries the multicast module holds */
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_MFT_RECORD, 0, NULL, 0), 0);
+	fake_mft[0] = (struct fake_mft){model_node(&e, "leaf1")->guid, 0xc001, 0, 0x0026};
+	fake_mft[1] = (struct fake_mft){model_node(&e, "leaf1")->guid, 0xc021, 0, 0x0060};
+	fake_mft[2] = (struct fake_mft){model_node(&e, "spine1")->guid, 0xc001, 0, 0x0006};
+	nfake_mft = 3;
+	query(&e, h1, IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_MFT_RECORD, 0, 0, NULL, 0, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.n, 3);
+	for (i = 0; i < a.n; i++) {
+		const uint8_t *r = rec_at(&a, i);
+		uint16_t l = (uint16_t)sa_get(dm, r, IBSM_MFTR_LID);
+		unsigned b = (unsigned)sa_get(dm, r, IBSM_MFTR_BLOCK);
+
+		ck_assert_uint_eq(sa_get(dm, r, IBSM_MFTR_POSITION), 0);
+		/* MLID 0xc001 is entry 1 of block 0, 0xc021 entry 1 of block 1 */
+		mask = (uint16_t)(r[8 + 2] << 8 | r[8 + 3]);
+		if (l == lid_of(&e, "spine1", 0)) {
+			ck_assert_uint_eq(b, 0);
+			ck_assert_uint_eq(mask, 0x0006);
+		} else {
+			ck_assert_uint_eq(l, lid_of(&e, "leaf1", 0));
+			ck_assert_uint_eq(mask, b == 0 ? 0x0026 : 0x0060);
+		}
+		for (k = 0; k < 32; k++)
+			if (k != 1)
+				ck_assert_uint_eq(r[8 + 2 * k] | r[8 + 2 * k + 1], 0);
+	}
+	answer_free(&a);
+	memset(q, 0, sizeof(q));
+	sa_set(dm, q, IBSM_MFTR_LID, lid_of(&e, "leaf1", 0));
+	sa_set(dm, q, IBSM_MFTR_BLOCK, 1);
+	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_MFT_RECORD,
+				     IBSM_SA_COMP(IBSM_MFTR_LID) | IBSM_SA_COMP(IBSM_MFTR_BLOCK), q,
+				     0),
+			  0);
+	sa_set(dm, q, IBSM_MFTR_POSITION, 1);
+	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_MFT_RECORD,
+				     IBSM_SA_COMP(IBSM_MFTR_LID) | IBSM_SA_COMP(IBSM_MFTR_BLOCK) |
+					     IBSM_SA_COMP(IBSM_MFTR_POSITION),
+				     q, 0),
+			  IBSM_SA_ERR_NO_RECORDS);
+	nfake_mft = 0;
+	simenv_fini(&e);
+}
+END_TEST
+
+/* --- SMInfoRecord, GUIDInfoRecord --- */
+
+START_TEST(t_sminfo_guidinfo_records)
+{
+	const struct sa_record_desc *dg = desc(IBSM_SA_ATTR_GUIDINFO_RECORD);
+	uint8_t q[IBSM_SA_GIR_SIZE] = {0};
+	struct ibsm_sminfo si;
+	struct simenv e;
+	struct answer a;
+	uint16_t lid, h1;
+	size_t i;
+
+	up(&e, NULL);
+	h1 = lid_of(&e, "h1", 1);
+	query(&e, lid_of(&e, "h4", 1), IBSM_METHOD_GET, IBSM_SA_ATTR_SMINFO_RECORD, 0, 0, NULL, 0,
+	      &a);
+	ck_assert_uint_eq(a.status, 0);
+	sa_sminfo_record_decode(rec_at(&a, 0), &lid, &si);
+	ck_assert_uint_eq(lid, e.sm->sm_lid);
+	ck_assert_uint_eq(lid, h1);
+	ck_assert_uint_eq(si.guid, fakefab_port_guid(e.ff, 0, 1));
+	ck_assert_uint_eq(si.state, IBSM_SM_MASTER);
+	ck_assert_uint_eq(si.act_count, e.sm->act_count);
+	ck_assert_uint_eq(si.priority, e.sm->conf->sm_priority);
+	ck_assert_uint_eq(si.sm_key, 0);
+	answer_free(&a);
+	query(&e, lid_of(&e, "h4", 1), IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_SMINFO_RECORD, 0, 0, NULL,
+	      SA_KEY, &a);
+	ck_assert_uint_eq(a.n, 1);
+	sa_sminfo_record_decode(rec_at(&a, 0), &lid, &si);
+	ck_assert_uint_eq(si.sm_key, e.sm->conf->sm_key);
+	answer_free(&a);
+
+	/* GUIDInfoRecord: block 0 of every port with a LID, GUID0 its GUID */
+	query(&e, h1, IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_GUIDINFO_RECORD, 0, 0, NULL, 0, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.n, NSWITCHES + NCAPORTS);
+	for (i = 0; i < a.n; i++) {
+		const uint8_t *r = rec_at(&a, i);
+		const struct ibsm_port *p =
+			fabric_port_by_lid(&e.sm->fabric, (uint16_t)sa_get(dg, r, IBSM_GIR_LID));
+
+		ck_assert_ptr_nonnull(p);
+		ck_assert_uint_eq(sa_get(dg, r, IBSM_GIR_BLOCK), 0);
+		ck_assert_uint_eq(sa_get(dg, r, IBSM_GIR_GUID0), p->guid);
+		ck_assert_uint_eq(sa_get(dg, r, IBSM_GIR_GUID0 + 1), 0);
+	}
+	answer_free(&a);
+	sa_set(dg, q, IBSM_GIR_LID, lid_of(&e, "h6", 2));
+	query(&e, h1, IBSM_METHOD_GET, IBSM_SA_ATTR_GUIDINFO_RECORD, 0, IBSM_SA_COMP(IBSM_GIR_LID),
+	      q, 0, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(sa_get(dg, rec_at(&a, 0), IBSM_GIR_GUID0),
+			  fakefab_port_guid(e.ff, node_ix(&e, "h6"), 2));
+	answer_free(&a);
+	sa_set(dg, q, IBSM_GIR_BLOCK, 1);
+	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_GUIDINFO_RECORD,
+				     IBSM_SA_COMP(IBSM_GIR_LID) | IBSM_SA_COMP(IBSM_GIR_BLOCK), q, 0),
+			  IBSM_SA_ERR_NO_RECORDS);
+	simenv_fini(&e);
+}
+END_TEST
+
+/* --- P_KeyTableRecord, SLtoVL and VLArbitration --- */
+
+/* the P_KeyTable blocks of every port that has a LID or is a switch's */
+static size_t pkey_blocks(const struct simenv *e)
+{
+	const struct ibsm_fabric *f = &e->sm->fabric;
+	size_t total = 0, n;
+	uint32_t i;
+	unsigned p;
+
+	for (i = 0; i < f->nnodes; i++) {
+		const struct ibsm_node *nd = f->nodes_v[i];
+
+		for (p = node_is_switch(nd) ? 0 : 1; p <= nd->nports; p++)
+			if ((node_is_switch(nd) || nd->ports[p].lid) &&
+			    pkey_table(e->sm, &nd->ports[p], &n))
+				total += (n + 31) / 32;
+	}
+	return total;
+}
+
+START_TEST(t_pkey_qos_records)
+{
+	const struct sa_record_desc *d = desc(IBSM_SA_ATTR_PKEY_RECORD);
+	uint8_t q[IBSM_SA_PKR_SIZE] = {0};
+	struct simenv e;
+	struct answer a;
+	uint16_t h1;
+	size_t i, n;
+
+	up(&e, NULL);
+	h1 = lid_of(&e, "h1", 1);
+	/* trusted requests only */
+	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_PKEY_RECORD, 0, NULL, 0),
+			  IBSM_SA_ERR_REQ_INVALID);
+	query(&e, h1, IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_PKEY_RECORD, 0, 0, NULL, 0, &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_REQ_INVALID);
+	answer_free(&a);
+	/* every port with a table lib/pkey.c keeps (switch ports 0 and external), 32 a block */
+	query(&e, h1, IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_PKEY_RECORD, 0, 0, NULL, SA_KEY, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.n, pkey_blocks(&e));
+	ck_assert_uint_ge(a.n, NSWITCHES + NCAPORTS);
+	for (i = 0; i < a.n; i++) {
+		const uint8_t *r = rec_at(&a, i), *t = r + 8;
+		const struct ibsm_port *lp =
+			fabric_port_by_lid(&e.sm->fabric, (uint16_t)sa_get(d, r, IBSM_PKR_LID));
+		const struct ibsm_port *p;
+		const uint16_t *tbl;
+		unsigned b = (unsigned)sa_get(d, r, IBSM_PKR_BLOCK), k;
+
+		ck_assert_ptr_nonnull(lp);
+		p = &lp->node->ports[sa_get(d, r, IBSM_PKR_PORT)];
+		ck_assert(node_is_switch(p->node) || p == lp);
+		tbl = pkey_table(e.sm, p, &n);
+		ck_assert_uint_gt(n, b * 32);
+		for (k = 0; k < 32 && b * 32 + k < n; k++)
+			ck_assert_uint_eq(t[2 * k] << 8 | t[2 * k + 1], tbl[b * 32 + k]);
+	}
+	answer_free(&a);
+	sa_set(d, q, IBSM_PKR_LID, lid_of(&e, "leaf2", 0));
+	sa_set(d, q, IBSM_PKR_PORT, 0);
+	sa_set(d, q, IBSM_PKR_BLOCK, 0);
+	query(&e, h1, IBSM_METHOD_GET, IBSM_SA_ATTR_PKEY_RECORD, 0,
+	      IBSM_SA_COMP(IBSM_PKR_LID) | IBSM_SA_COMP(IBSM_PKR_PORT) | IBSM_SA_COMP(IBSM_PKR_BLOCK),
+	      q, SA_KEY, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(sa_get(d, rec_at(&a, 0), IBSM_PKR_PORT), 0);
+	answer_free(&a);
+	sa_set(d, q, IBSM_PKR_BLOCK, 40); /* past every table */
+	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_PKEY_RECORD,
+				     IBSM_SA_COMP(IBSM_PKR_LID) | IBSM_SA_COMP(IBSM_PKR_BLOCK), q,
+				     SA_KEY),
+			  IBSM_SA_ERR_NO_RECORDS);
+	memset(q, 0, sizeof(q));
+	sa_set(d, q, IBSM_PKR_LID, lid_of(&e, "h5", 1));
+	sa_set(d, q, IBSM_PKR_BLOCK, 0);
+	query(&e, h1, IBSM_METHOD_GET, IBSM_SA_ATTR_PKEY_RECORD, 0,
+	      IBSM_SA_COMP(IBSM_PKR_LID) | IBSM_SA_COMP(IBSM_PKR_BLOCK), q, SA_KEY, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(sa_get(d, rec_at(&a, 0), IBSM_PKR_PORT), 1);
+	answer_free(&a);
+
+	/* QoS tables ibsmd does not know: no records */
+	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_SL2VL_RECORD, 0, NULL, 0),
+			  IBSM_SA_ERR_NO_RECORDS);
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_SL2VL_RECORD, 0, NULL, SA_KEY), 0);
+	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_VLARB_RECORD, 0, NULL, 0),
+			  IBSM_SA_ERR_NO_RECORDS);
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_VLARB_RECORD, 0, NULL, 0), 0);
+	simenv_fini(&e);
+}
+END_TEST
+
+/* --- partitions and requesters --- */
+
+START_TEST(t_partitions)
+{
+	const struct sa_record_desc *d = desc(IBSM_SA_ATTR_NODE_RECORD);
+	uint8_t q[IBSM_SA_NR_SIZE] = {0};
+	struct simenv e;
+	uint16_t h1, h3;
+
+	up(&e, NULL);
+	h1 = lid_of(&e, "h1", 1);
+	h3 = lid_of(&e, "h3", 1);
+	isolated = fakefab_node_guid(e.ff, node_ix(&e, "h3"));
+	/* h1 no longer sees h3: its node, port and link (both directions) */
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_NODE_RECORD, 0, NULL, 0),
+			  NSWITCHES + NCAPORTS - 1);
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_PORTINFO_RECORD, 0, NULL, 0), NPORTS - 1);
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_GUIDINFO_RECORD, 0, NULL, 0),
+			  NSWITCHES + NCAPORTS - 1);
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_LINK_RECORD, 0, NULL, 0),
+			  2 * NLINKS - 2);
+	sa_set(d, q, IBSM_NR_LID, h3);
+	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_NODE_RECORD, IBSM_SA_COMP(IBSM_NR_LID), q,
+				     0),
+			  IBSM_SA_ERR_NO_RECORDS);
+	/* h3 sees the switches and itself */
+	ck_assert_uint_eq(table_count(&e, h3, IBSM_SA_ATTR_NODE_RECORD, 0, NULL, 0), NSWITCHES + 1);
+	ck_assert_uint_eq(get_status(&e, h3, IBSM_SA_ATTR_NODE_RECORD, IBSM_SA_COMP(IBSM_NR_LID), q,
+				     0),
+			  0);
+	/* the switches do not hide */
+	ck_assert_uint_eq(table_count(&e, h3, IBSM_SA_ATTR_SWITCHINFO_RECORD, 0, NULL, 0),
+			  NSWITCHES);
+	/* a trusted requester sees everything */
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_NODE_RECORD, 0, NULL, SA_KEY),
+			  NSWITCHES + NCAPORTS);
+	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_NODE_RECORD, IBSM_SA_COMP(IBSM_NR_LID), q,
+				     SA_KEY),
+			  0);
+	/* a LID ibsmd did not assign: nothing, unless trusted */
+	isolated = 0;
+	ck_assert_uint_eq(table_count(&e, 0x0777, IBSM_SA_ATTR_NODE_RECORD, 0, NULL, 0), 0);
+	ck_assert_uint_eq(table_count(&e, 0x0777, IBSM_SA_ATTR_SMINFO_RECORD, 0, NULL, 0), 0);
+	ck_assert_uint_eq(table_count(&e, 0x0777, IBSM_SA_ATTR_NODE_RECORD, 0, NULL, SA_KEY),
+			  NSWITCHES + NCAPORTS);
+	simenv_fini(&e);
+}
+END_TEST
+
+/* --- LMC: LIDs match anywhere in the range --- */
+
+START_TEST(t_lmc_ranges)
+{
+	const struct sa_record_desc *dn = desc(IBSM_SA_ATTR_NODE_RECORD);
+	const struct sa_record_desc *dp = desc(IBSM_SA_ATTR_PORTINFO_RECORD);
+	uint8_t q[IBSM_SA_NR_SIZE] = {0}, qp[IBSM_SA_PIR_SIZE] = {0};
+	struct ibsm_nodeinfo ni;
+	struct simenv e;
+	struct answer a;
+	char err[256], dsc[65];
+	uint16_t base, lid, h2;
+
+	isolated = 0;
+	nfake_mft = 0;
+	simenv_init(&e, small_net, strlen(small_net), 0, NULL);
+	/* before the first sweep, which starts from the loop */
+	ck_assert_int_eq(conf_set(e.sm->conf, "lmc", "2", CONF_FROM_SET, 0, err, sizeof(err)), 0);
+	simenv_run_heavy(&e, 1);
+	ck_assert_msg(e.last.ok, "sweep not ok: %s", e.last.reason);
+	base = lid_of(&e, "h4", 1);
+	h2 = lid_of(&e, "h2", 1);
+	ck_assert_uint_eq(fakefab_port_lmc(e.ff, node_ix(&e, "h4"), 1), 2);
+	ck_assert_uint_eq(base & 3, 0);
+	/* NodeRecord by base + 3, asked from h2's LID + 1: the record, with the base LID */
+	sa_set(dn, q, IBSM_NR_LID, base + 3);
+	query(&e, h2 + 1, IBSM_METHOD_GET, IBSM_SA_ATTR_NODE_RECORD, 0, IBSM_SA_COMP(IBSM_NR_LID), q,
+	      0, &a);
+	ck_assert_uint_eq(a.status, 0);
+	sa_node_record_decode(rec_at(&a, 0), &lid, &ni, dsc);
+	ck_assert_uint_eq(lid, base);
+	ck_assert_str_eq(dsc, "h4");
+	answer_free(&a);
+	/* PortInfoRecord by base + 2 */
+	sa_set(dp, qp, IBSM_PIR_LID, base + 2);
+	query(&e, h2 + 2, IBSM_METHOD_GET, IBSM_SA_ATTR_PORTINFO_RECORD, 0,
+	      IBSM_SA_COMP(IBSM_PIR_LID), qp, 0, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(sa_get(dp, rec_at(&a, 0), IBSM_PIR_LID), base);
+	ck_assert_uint_eq(sa_get(dp, rec_at(&a, 0), IBSM_PIR_LMC), 2);
+	answer_free(&a);
+	/* switches keep LMC 0 (lmc_esp0 off): the LID after a switch's is not its */
+	sa_set(dn, q, IBSM_NR_LID, lid_of(&e, "leaf2", 0) + 1);
+	query(&e, h2, IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_NODE_RECORD, 0, IBSM_SA_COMP(IBSM_NR_LID),
+	      q, 0, &a);
+	if (a.n) {
+		sa_node_record_decode(rec_at(&a, 0), &lid, &ni, dsc);
+		ck_assert_str_ne(dsc, "leaf2");
+	}
+	answer_free(&a);
+	simenv_fini(&e);
+}
+END_TEST
+
+/* --- what sweeps change --- */
+
+START_TEST(t_sweeps)
+{
+	const struct sa_record_desc *d = desc(IBSM_SA_ATTR_NODE_RECORD);
+	uint8_t q[IBSM_SA_NR_SIZE] = {0};
+	struct simenv e;
+	uint16_t h1, h6b;
+
+	up(&e, NULL);
+	h1 = lid_of(&e, "h1", 1);
+	h6b = lid_of(&e, "h6", 2);
+	/* a heavy sweep stalled in discovery still answers the last complete one */
+	fakefab_set_drop(e.ff, node_ix(&e, "spine2"), 100, true);
+	sm_request_sweep(e.sm, true, "test");
+	while (!sm_sweeping(e.sm))
+		event_base_loop(e.base, EVLOOP_ONCE);
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_NODE_RECORD, 0, NULL, 0),
+			  NSWITCHES + NCAPORTS);
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_PORTINFO_RECORD, 0, NULL, 0), NPORTS);
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_SWITCHINFO_RECORD, 0, NULL, 0),
+			  NSWITCHES);
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_LINK_RECORD, 0, NULL, 0), 2 * NLINKS);
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_LFT_RECORD, 0, NULL, 0), NSWITCHES);
+	ck_assert(sm_sweeping(e.sm)); /* all of it while discovery waited for spine2 */
+	simenv_run_heavy(&e, 2);
+	/* spine2 is gone, with its ports and links */
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_NODE_RECORD, 0, NULL, 0),
+			  NSWITCHES - 1 + NCAPORTS);
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_SWITCHINFO_RECORD, 0, NULL, 0),
+			  NSWITCHES - 1);
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_PORTINFO_RECORD, 0, NULL, 0),
+			  NPORTS - 9);
+	fakefab_set_drop(e.ff, node_ix(&e, "spine2"), 0, false);
+	sm_request_sweep(e.sm, true, "test");
+	simenv_run_heavy(&e, 3);
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_LINK_RECORD, 0, NULL, 0), 2 * NLINKS);
+
+	/* h6 port 2 unplugged: its node stays (port 1), the port and its LID go */
+	fakefab_unlink(e.ff, node_ix(&e, "h6"), 2, false);
+	sm_request_sweep(e.sm, true, "test");
+	simenv_run_heavy(&e, 4);
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_NODE_RECORD, 0, NULL, 0),
+			  NSWITCHES + NCAPORTS - 1);
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_PORTINFO_RECORD, 0, NULL, 0),
+			  NPORTS - 1);
+	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_LINK_RECORD, 0, NULL, 0),
+			  2 * NLINKS - 2);
+	sa_set(d, q, IBSM_NR_LID, h6b);
+	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_NODE_RECORD, IBSM_SA_COMP(IBSM_NR_LID), q,
+				     0),
+			  IBSM_SA_ERR_NO_RECORDS);
+	/* and back */
+	fakefab_relink(e.ff, node_ix(&e, "h6"), 2);
+	sm_request_sweep(e.sm, true, "test");
+	simenv_run_heavy(&e, 5);
+	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_NODE_RECORD, IBSM_SA_COMP(IBSM_NR_LID), q,
+				     0),
+			  0);
+	simenv_fini(&e);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("sa_records");
+	TCase *tc = tcase_create("records");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, t_node_records);
+	tcase_add_test(tc, t_portinfo_records);
+	tcase_add_test(tc, t_link_records);
+	tcase_add_test(tc, t_switch_records);
+	tcase_add_test(tc, t_sminfo_guidinfo_records);
+	tcase_add_test(tc, t_pkey_qos_records);
+	tcase_add_test(tc, t_partitions);
+	tcase_add_test(tc, t_lmc_ranges);
+	tcase_add_test(tc, t_sweeps);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,513 @@
+/*
+ * test_sa_service.c: ServiceRecord (lib/sa/service.c) over the fake
+ * fabric: SA requests injected from host LIDs, answers (single MADs and
+ * RMPP tables) reassembled as a client would. Register, query, update,
+ * delete; ServiceKey and ownership refusals; lease expiry; partition
+ * filtering; limits; records across sweeps.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "fakefab.h"
+#include "mad/bits.h"
+#include "mad/rmpp.h"
+#include "mad/sa.h"
+#include "simenv.h"
+#include "sm.h"
+#include "util.h"
+
+static const char *const net =
+	"Hca 1 \"h1\"\n[1] \"sw1\"[1]\n\n"
+	"Hca 1 \"h2\"\n[1] \"sw1\"[2]\n\n"
+	"Hca 1 \"h3\"\n[1] \"sw1\"[3]\n\n"
+	"Hca 1 \"h4\"\n[1] \"sw1\"[4]\n\n"
+	"Switch 8 \"sw1\"\n\n";
+
+#define SA_KEY  1 /* the default sa_key: a trusted request */
+#define NO_KEY  0
+#define INF     0xffffffffu
+#define SR_RID  (IBSM_SA_COMP(IBSM_SR_ID) | IBSM_SA_COMP(IBSM_SR_GID))
+#define SR_FULL (SR_RID | IBSM_SA_COMP(IBSM_SR_PKEY) | IBSM_SA_COMP(IBSM_SR_LEASE) | \
+		 IBSM_SA_COMP(IBSM_SR_KEY) | IBSM_SA_COMP(IBSM_SR_NAME))
+
+/* --- a small SA client on the fake fabric --- */
+
+struct client {
+	struct simenv *e;
+	uint16_t lid;
+	uint32_t tid;
+	struct rmpp_receiver *rx;
+	bool done;
+	int rc;
+};
+
+struct answer {
+	uint16_t status;
+	uint8_t method;
+	size_t n;      /* records */
+	size_t stride; /* bytes per record */
+	uint8_t *recs;
+};
+
+static struct client cl;
+
+static int cl_send(void *ctx, const uint8_t *mad, size_t len)
+{
+	struct client *c = ctx;
+
+	fakefab_inject(c->e->ff, mad, len, c->lid);
+	return 0;
+}
+
+static void cl_answer(void *arg, const uint8_t *mad, size_t len)
+{
+	struct client *c = arg;
+	int rc;
+
+	if (c->done || !c->rx || len < IBSM_SA_DATA_OFF || mad[1] != IBSM_CLASS_SA ||
+	    mad_tid32(mad) != c->tid)
+		return;
+	rc = rmpp_recv_input(c->rx, mad, len);
+	if (rc == RMPP_RECV_MORE)
+		return;
+	c->done = true;
+	c->rc = rc;
+}
+
+static void tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+}
+
+/* run the loop until *flag or ms pass; returns *flag */
+static bool run_until(struct simenv *e, const bool *flag, unsigned ms)
+{
+	struct event *tick = event_new(e->base, -1, EV_PERSIST, tick_cb, NULL);
+	struct timeval tv = {0, 5000};
+	uint64_t end = now_ms() + ms;
+
+	event_add(tick, &tv);
+	while ((!flag || !*flag) && now_ms() < end)
+		event_base_loop(e->base, EVLOOP_ONCE);
+	event_free(tick);
+	return flag && *flag;
+}
+
+static void sa_build(uint8_t *mad, uint8_t method, uint16_t attr, uint32_t tid, uint64_t sm_key,
+		     uint64_t mask, const uint8_t *rec, size_t len)
+{
+	struct ibsm_mad_hdr h = {.base_version = 1, .mgmt_class = IBSM_CLASS_SA,
+				 .class_version = IBSM_SA_CLASS_VERSION, .method = method,
+				 .tid = tid, .attr_id = attr};
+	struct ibsm_sa_hdr sh = {.sm_key = sm_key, .comp_mask = mask};
+
+	memset(mad, 0, IBSM_MAD_SIZE);
+	mad_hdr_encode(mad, &h);
+	sa_hdr_encode(mad, NULL, &sh);
+	if (rec)
+		memcpy(mad + IBSM_SA_DATA_OFF, rec, len);
+}
+
+/* one request from lid, its answer in a (free a->recs) */
+static void sa_call(struct simenv *e, uint16_t lid, uint8_t method, uint16_t attr,
+		    uint64_t sm_key, uint64_t mask, const uint8_t *rec, size_t rec_len,
+		    struct answer *a)
+{
+	static uint32_t tid = 0x100;
+	uint8_t mad[IBSM_MAD_SIZE];
+	struct ibsm_mad_hdr h;
+	struct ibsm_sa_hdr sh;
+	const uint8_t *hdr, *p;
+	size_t len;
+
+	memset(a, 0, sizeof(*a));
+	cl.e = e;
+	cl.lid = lid;
+	cl.tid = ++tid;
+	cl.done = false;
+	cl.rx = rmpp_recv_new(NULL, cl_send, &cl);
+	fakefab_on_answer(e->ff, cl_answer, &cl);
+	sa_build(mad, method, attr, cl.tid, sm_key, mask, rec, rec_len);
+	fakefab_inject(e->ff, mad, sizeof(mad), lid);
+	ck_assert_msg(run_until(e, &cl.done, 3000), "no answer to method 0x%02x attr 0x%04x",
+		      method, attr);
+	ck_assert_int_eq(cl.rc, RMPP_RECV_DONE);
+	hdr = rmpp_recv_header(cl.rx);
+	ck_assert_ptr_nonnull(hdr);
+	mad_hdr_decode(hdr, IBSM_SA_DATA_OFF, &h);
+	sa_hdr_decode(hdr, IBSM_SA_DATA_OFF, NULL, &sh);
+	a->status = h.status;
+	a->method = h.method;
+	p = rmpp_recv_payload(cl.rx, &len);
+	if (h.method == IBSM_METHOD_GET_TABLE_RESP) {
+		a->stride = sh.attr_offset * 8u;
+		a->n = a->stride ? len / a->stride : 0;
+	} else {
+		a->stride = len;
+		a->n = h.status ? 0 : 1;
+	}
+	a->recs = malloc(len ? len : 1);
+	memcpy(a->recs, p, len);
+	rmpp_recv_del(cl.rx);
+	cl.rx = NULL;
+}
+
+static const uint8_t *rec_at(const struct answer *a, size_t i)
+{
+	ck_assert_uint_lt(i, a->n);
+	return a->recs + i * a->stride;
+}
+
+/* --- the fabric and its hosts --- */
+
+static int node(const struct simenv *e, const char *name)
+{
+	int i = topofile_find(e->tf, name);
+
+	ck_assert_int_ge(i, 0);
+	return i;
+}
+
+static uint16_t lid_of(const struct simenv *e, const char *name)
+{
+	uint16_t lid = fakefab_port_lid(e->ff, node(e, name), 1);
+
+	ck_assert_uint_ne(lid, 0);
+	return lid;
+}
+
+static void gid_of(const struct simenv *e, const char *name, uint8_t gid[16])
+{
+	bits_set(gid, 0, 64, e->sm->conf->subnet_prefix);
+	bits_set(gid, 64, 64, fakefab_port_guid(e->ff, node(e, name), 1));
+}
+
+static void up(struct simenv *e)
+{
+	simenv_init(e, net, strlen(net), 0, NULL);
+	simenv_run_heavy(e, 1);
+	ck_assert_msg(e->last.ok, "%s", e->last.reason);
+}
+
+static void service(struct simenv *e, const char *host, uint64_t id, const char *name,
+		    uint32_t lease, uint8_t keybyte, struct ibsm_service_rec *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->id = id;
+	gid_of(e, host, s->gid);
+	s->pkey = 0xffff;
+	s->lease = lease;
+	memset(s->key, keybyte, sizeof(s->key));
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->data32[1] = 0xabcd0123;
+}
+
+/* a Set of s from host with mask, sm_key; the answer's status */
+static uint16_t svc_call(struct simenv *e, const char *host, uint8_t method,
+			 const struct ibsm_service_rec *s, uint64_t mask, uint64_t sm_key,
+			 struct ibsm_service_rec *out)
+{
+	uint8_t rec[IBSM_SA_SR_SIZE];
+	struct answer a;
+	uint16_t st;
+
+	service_rec_encode(rec, s);
+	sa_call(e, lid_of(e, host), method, IBSM_SA_ATTR_SERVICE_RECORD, sm_key, mask, rec,
+		sizeof(rec), &a);
+	st = a.status;
+	if (!st) {
+		ck_assert_uint_eq(a.method, method == IBSM_METHOD_SET ? IBSM_METHOD_GET_RESP
+								       : IBSM_METHOD_DELETE_RESP);
+		if (out)
+			service_rec_decode(a.recs, out);
+	}
+	free(a.recs);
+	return st;
+}
+
+/* GetTable of ServiceRecords from host matching q/mask; records into out[] */
+static size_t svc_table(struct simenv *e, const char *host, uint64_t sm_key,
+			const struct ibsm_service_rec *q, uint64_t mask,
+			struct ibsm_service_rec *out, size_t max)
+{
+	uint8_t rec[IBSM_SA_SR_SIZE] = {0};
+	struct answer a;
+	size_t i, n;
+
+	if (q)
+		service_rec_encode(rec, q);
+	sa_call(e, lid_of(e, host), IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_SERVICE_RECORD, sm_key,
+		mask, rec, sizeof(rec), &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.method, IBSM_METHOD_GET_TABLE_RESP);
+	if (a.n)
+		ck_assert_uint_eq(a.stride, 176);
+	for (i = 0; i < a.n && i < max; i++)
+		service_rec_decode(rec_at(&a, i), &out[i]);
+	n = a.n;
+	free(a.recs);
+	return n;
+}
+
+static bool key_zero(const struct ibsm_service_rec *s)
+{
+	static const uint8_t zero[16];
+
+	return !memcmp(s->key, zero, sizeof(zero));
+}
+
+START_TEST(t_register_query_update_delete)
+{
+	struct simenv e;
+	struct ibsm_service_rec s, t, out[4];
+	uint8_t rec[IBSM_SA_SR_SIZE];
+	struct answer a;
+
+	up(&e);
+	service(&e, "h2", 0x1000, "svc-a", INF, 0x11, &s);
+	ck_assert_uint_eq(svc_call(&e, "h2", IBSM_METHOD_SET, &s, SR_FULL, NO_KEY, &t), 0);
+	/* the answer is the record as stored; the key is not shown */
+	ck_assert_uint_eq(t.id, 0x1000);
+	ck_assert_int_eq(memcmp(t.gid, s.gid, 16), 0);
+	ck_assert_str_eq(t.name, "svc-a");
+	ck_assert_uint_eq(t.lease, INF);
+	ck_assert(key_zero(&t));
+
+	/* another host finds it, whole */
+	ck_assert_uint_eq(svc_table(&e, "h3", NO_KEY, NULL, 0, out, 4), 1);
+	ck_assert_uint_eq(out[0].id, 0x1000);
+	ck_assert_str_eq(out[0].name, "svc-a");
+	ck_assert_uint_eq(out[0].data32[1], 0xabcd0123);
+	ck_assert_uint_eq(out[0].pkey, 0xffff);
+	ck_assert(key_zero(&out[0]));
+
+	/* a second service: two records, an RMPP table */
+	service(&e, "h2", 0x1001, "svc-b", INF, 0, &t);
+	ck_assert_uint_eq(svc_call(&e, "h2", IBSM_METHOD_SET, &t, SR_FULL, NO_KEY, NULL), 0);
+	ck_assert_uint_eq(svc_table(&e, "h4", NO_KEY, NULL, 0, out, 4), 2);
+	/* by ServiceID, and by name */
+	ck_assert_uint_eq(svc_table(&e, "h4", NO_KEY, &t, IBSM_SA_COMP(IBSM_SR_ID), out, 4), 1);
+	ck_assert_str_eq(out[0].name, "svc-b");
+	ck_assert_uint_eq(svc_table(&e, "h4", NO_KEY, &s, IBSM_SA_COMP(IBSM_SR_NAME), out, 4), 1);
+	ck_assert_uint_eq(out[0].id, 0x1000);
+	/* Get: exactly one */
+	service_rec_encode(rec, &s);
+	sa_call(&e, lid_of(&e, "h3"), IBSM_METHOD_GET, IBSM_SA_ATTR_SERVICE_RECORD, NO_KEY,
+		IBSM_SA_COMP(IBSM_SR_ID), rec, sizeof(rec), &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.method, IBSM_METHOD_GET_RESP);
+	service_rec_decode(a.recs, &t);
+	ck_assert_str_eq(t.name, "svc-a");
+	free(a.recs);
+	sa_call(&e, lid_of(&e, "h3"), IBSM_METHOD_GET, IBSM_SA_ATTR_SERVICE_RECORD, NO_KEY, 0, rec,
+		sizeof(rec), &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_TOO_MANY_RECORDS);
+	free(a.recs);
+
+	/* update: same RID, same key, new name and data */
+	snprintf(s.name, sizeof(s.name), "svc-a2");
+	s.data64[0] = 42;
+	ck_assert_uint_eq(svc_call(&e, "h2", IBSM_METHOD_SET, &s, SR_FULL, NO_KEY, NULL), 0);
+	ck_assert_uint_eq(svc_table(&e, "h3", NO_KEY, &s, IBSM_SA_COMP(IBSM_SR_ID), out, 4), 1);
+	ck_assert_str_eq(out[0].name, "svc-a2");
+	ck_assert_uint_eq(out[0].data64[0], 42);
+	ck_assert_uint_eq(svc_table(&e, "h3", NO_KEY, NULL, 0, out, 4), 2);
+
+	/* delete: the answer is the record deleted */
+	ck_assert_uint_eq(svc_call(&e, "h2", IBSM_METHOD_DELETE, &s, SR_FULL, NO_KEY, &t), 0);
+	ck_assert_str_eq(t.name, "svc-a2");
+	ck_assert_uint_eq(svc_table(&e, "h3", NO_KEY, NULL, 0, out, 4), 1);
+	ck_assert_uint_eq(out[0].id, 0x1001);
+	/* twice: nothing left to delete */
+	ck_assert_uint_eq(svc_call(&e, "h2", IBSM_METHOD_DELETE, &s, SR_FULL, NO_KEY, NULL),
+			  IBSM_SA_ERR_NO_RECORDS);
+	simenv_fini(&e);
+}
+END_TEST
+
+START_TEST(t_refusals)
+{
+	struct simenv e;
+	struct ibsm_service_rec s, other, out[2];
+	uint8_t rec[IBSM_SA_SR_SIZE];
+	struct answer a;
+
+	up(&e);
+	service(&e, "h2", 0x2000, "keyed", INF, 0x5a, &s);
+	ck_assert_uint_eq(svc_call(&e, "h2", IBSM_METHOD_SET, &s, SR_FULL, NO_KEY, NULL), 0);
+
+	/* the wrong ServiceKey neither updates nor deletes */
+	other = s;
+	memset(other.key, 0x33, sizeof(other.key));
+	snprintf(other.name, sizeof(other.name), "hijacked");
+	ck_assert_uint_eq(svc_call(&e, "h2", IBSM_METHOD_SET, &other, SR_FULL, NO_KEY, NULL),
+			  IBSM_SA_ERR_REQ_DENIED);
+	ck_assert_uint_eq(svc_call(&e, "h2", IBSM_METHOD_DELETE, &other, SR_FULL, NO_KEY, NULL),
+			  IBSM_SA_ERR_REQ_DENIED);
+	ck_assert_uint_eq(svc_table(&e, "h3", NO_KEY, NULL, 0, out, 2), 1);
+	ck_assert_str_eq(out[0].name, "keyed");
+
+	/* another port cannot register or delete the port's services */
+	ck_assert_uint_eq(svc_call(&e, "h3", IBSM_METHOD_SET, &s, SR_FULL, NO_KEY, NULL),
+			  IBSM_SA_ERR_REQ_DENIED);
+	ck_assert_uint_eq(svc_call(&e, "h3", IBSM_METHOD_DELETE, &s, SR_FULL, NO_KEY, NULL),
+			  IBSM_SA_ERR_REQ_DENIED);
+	/* a Set must name ServiceID and ServiceGID */
+	ck_assert_uint_eq(svc_call(&e, "h2", IBSM_METHOD_SET, &s, IBSM_SA_COMP(IBSM_SR_ID),
+				   NO_KEY, NULL),
+			  IBSM_SA_ERR_REQ_INVALID);
+	/* a LID ibsmd did not assign */
+	service_rec_encode(rec, &s);
+	sa_call(&e, 0x2222, IBSM_METHOD_SET, IBSM_SA_ATTR_SERVICE_RECORD, NO_KEY, SR_FULL, rec,
+		sizeof(rec), &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_REQ_INVALID);
+	free(a.recs);
+	/* a bad component mask */
+	sa_call(&e, lid_of(&e, "h2"), IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_SERVICE_RECORD, NO_KEY,
+		1ull << 60, rec, sizeof(rec), &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_REQ_INVALID);
+	free(a.recs);
+
+	/* the key holder, and a trusted requester, may */
+	snprintf(s.name, sizeof(s.name), "renamed");
+	ck_assert_uint_eq(svc_call(&e, "h2", IBSM_METHOD_SET, &s, SR_FULL, NO_KEY, NULL), 0);
+	ck_assert_uint_eq(svc_call(&e, "h3", IBSM_METHOD_DELETE, &other, SR_FULL, SA_KEY, NULL),
+			  0);
+	ck_assert_uint_eq(svc_table(&e, "h3", NO_KEY, NULL, 0, out, 2), 0);
+	simenv_fini(&e);
+}
+END_TEST
+
+START_TEST(t_lease_expiry)
+{
+	struct simenv e;
+	struct ibsm_service_rec s, out[4];
+	uint64_t t0;
+
+	up(&e);
+	service(&e, "h2", 0x3000, "short", 1, 0, &s);
+	ck_assert_uint_eq(svc_call(&e, "h2", IBSM_METHOD_SET, &s, SR_FULL, NO_KEY, NULL), 0);
+	service(&e, "h3", 0x3001, "forever", INF, 0, &s);
+	ck_assert_uint_eq(svc_call(&e, "h3", IBSM_METHOD_SET, &s, SR_FULL, NO_KEY, NULL), 0);
+	/* no ServiceLease in the mask: infinite */
+	service(&e, "h4", 0x3002, "default", 7, 0, &s);
+	ck_assert_uint_eq(svc_call(&e, "h4", IBSM_METHOD_SET, &s,
+				   SR_FULL & ~IBSM_SA_COMP(IBSM_SR_LEASE), NO_KEY, NULL),
+			  0);
+	ck_assert_uint_eq(svc_table(&e, "h4", NO_KEY, NULL, 0, out, 4), 3);
+	ck_assert_uint_eq(out[0].lease, 1); /* seconds left */
+	ck_assert_uint_eq(out[1].lease, INF);
+	ck_assert_uint_eq(out[2].lease, INF);
+	/* a renewal restarts the lease */
+	t0 = now_ms();
+	run_until(&e, NULL, 600);
+	service(&e, "h2", 0x3000, "short", 1, 0, &s);
+	ck_assert_uint_eq(svc_call(&e, "h2", IBSM_METHOD_SET, &s, SR_FULL, NO_KEY, NULL), 0);
+	run_until(&e, NULL, 600);
+	ck_assert_uint_eq(svc_table(&e, "h4", NO_KEY, NULL, 0, out, 4), 3);
+	ck_assert_uint_ge(now_ms() - t0, 1100);
+	/* and then it runs out */
+	run_until(&e, NULL, 700);
+	ck_assert_uint_eq(svc_table(&e, "h4", NO_KEY, NULL, 0, out, 4), 2);
+	ck_assert_str_eq(out[0].name, "forever");
+	ck_assert_str_eq(out[1].name, "default");
+	simenv_fini(&e);
+}
+END_TEST
+
+START_TEST(t_partitions)
+{
+	struct simenv e;
+	struct ibsm_service_rec s, out[4];
+
+	up(&e);
+	/* a port registers only in partitions it is a member of */
+	service(&e, "h2", 0x4000, "private", INF, 0x77, &s);
+	s.pkey = 0x8001;
+	ck_assert_uint_eq(svc_call(&e, "h2", IBSM_METHOD_SET, &s, SR_FULL, NO_KEY, NULL),
+			  IBSM_SA_ERR_REQ_INVALID);
+	/* a trusted request may put it there */
+	ck_assert_uint_eq(svc_call(&e, "h2", IBSM_METHOD_SET, &s, SR_FULL, SA_KEY, NULL), 0);
+	service(&e, "h2", 0x4001, "public", INF, 0x66, &s);
+	ck_assert_uint_eq(svc_call(&e, "h2", IBSM_METHOD_SET, &s, SR_FULL, NO_KEY, NULL), 0);
+	/* members of the default partition only see its records */
+	ck_assert_uint_eq(svc_table(&e, "h3", NO_KEY, NULL, 0, out, 4), 1);
+	ck_assert_str_eq(out[0].name, "public");
+	ck_assert(key_zero(&out[0]));
+	ck_assert_uint_eq(svc_table(&e, "h2", NO_KEY, NULL, 0, out, 4), 1);
+	/* a trusted query sees all, keys included */
+	ck_assert_uint_eq(svc_table(&e, "h3", SA_KEY, NULL, 0, out, 4), 2);
+	ck_assert_uint_eq(out[0].pkey, 0x8001);
+	ck_assert_uint_eq(out[0].key[0], 0x77);
+	/* a query by ServiceKey proves it: the key is shown */
+	ck_assert_uint_eq(svc_table(&e, "h3", NO_KEY, &s, IBSM_SA_COMP(IBSM_SR_KEY), out, 4), 1);
+	ck_assert_uint_eq(out[0].key[15], 0x66);
+	memset(s.key, 0x65, sizeof(s.key));
+	ck_assert_uint_eq(svc_table(&e, "h3", NO_KEY, &s, IBSM_SA_COMP(IBSM_SR_KEY), out, 4), 0);
+	simenv_fini(&e);
+}
+END_TEST
+
+START_TEST(t_limits_and_sweeps)
+{
+	struct simenv e;
+	struct ibsm_service_rec s, out[1];
+	uint64_t id;
+
+	up(&e);
+	for (id = 0; id < 1024; id++) {
+		service(&e, "h2", 0x10000 + id, "many", INF, 0, &s);
+		ck_assert_uint_eq(svc_call(&e, "h2", IBSM_METHOD_SET, &s, SR_FULL, NO_KEY, NULL),
+				  0);
+	}
+	service(&e, "h2", 0x20000, "one too many", INF, 0, &s);
+	ck_assert_uint_eq(svc_call(&e, "h2", IBSM_METHOD_SET, &s, SR_FULL, NO_KEY, NULL),
+			  IBSM_SA_ERR_NO_RESOURCES);
+	/* updates still work, and other ports still register */
+	service(&e, "h2", 0x10000, "many", INF, 0, &s);
+	ck_assert_uint_eq(svc_call(&e, "h2", IBSM_METHOD_SET, &s, SR_FULL, NO_KEY, NULL), 0);
+	service(&e, "h3", 0x20000, "h3's", INF, 0, &s);
+	ck_assert_uint_eq(svc_call(&e, "h3", IBSM_METHOD_SET, &s, SR_FULL, NO_KEY, NULL), 0);
+	ck_assert_uint_eq(svc_table(&e, "h4", NO_KEY, NULL, 0, out, 0), 1025);
+
+	/* records outlive sweeps, and (until their lease ends) their port */
+	sm_request_sweep(e.sm, true, "test");
+	simenv_run_heavy(&e, 2);
+	ck_assert_uint_eq(svc_table(&e, "h4", NO_KEY, NULL, 0, out, 0), 1025);
+	fakefab_unlink(e.ff, node(&e, "h3"), 1, false);
+	sm_request_sweep(e.sm, true, "test");
+	simenv_run_heavy(&e, 3);
+	ck_assert_uint_eq(e.last.nodes_removed, 1);
+	ck_assert_uint_eq(svc_table(&e, "h4", NO_KEY, &s, IBSM_SA_COMP(IBSM_SR_ID), out, 1), 1);
+	ck_assert_str_eq(out[0].name, "h3's");
+	simenv_fini(&e);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("sa_service");
+	TCase *tc = tcase_create("service");
+	SRunner *sr;
+	int nf;
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, t_register_query_update_delete);
+	tcase_add_test(tc, t_refusals);
+	tcase_add_test(tc, t_lease_expiry);
+	tcase_add_test(tc, t_partitions);
+	tcase_add_test(tc, t_limits_and_sweeps);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}
