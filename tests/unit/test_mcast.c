@@ -19,6 +19,7 @@
 #include "mad/rmpp.h"
 #include "mad/sa.h"
 #include "mcast.h"
+#include "saclient.h"
 #include "simenv.h"
 #include "sm.h"
 #include "topofile.h"
@@ -77,47 +78,12 @@ void __wrap_sa_inform_report(struct ibsm_sm *sm, const uint8_t *notice)
 
 /* --- an SA client over the fake fabric --- */
 
-struct client {
-	struct simenv *e;
-	uint16_t lid;
-	uint64_t tid;
-	struct rmpp_receiver *rcv;
-	int rc;
-	bool done;
-};
-
 struct answer {
 	uint16_t status;
 	uint8_t method;
 	size_t n;
 	struct ibsm_mcmember_rec recs[32];
 };
-
-static uint64_t next_tid = 0x6d000000;
-
-static int client_send(void *ctx, const uint8_t *mad, size_t len)
-{
-	struct client *c = ctx;
-
-	fakefab_inject(c->e->ff, mad, len, c->lid);
-	return 0;
-}
-
-static void on_answer(void *arg, const uint8_t *mad, size_t len)
-{
-	struct client *c = arg;
-	struct ibsm_mad_hdr h;
-	int rc;
-
-	if (c->done || len < IBSM_SA_DATA_OFF || mad_hdr_decode(mad, len, &h) < 0 ||
-	    h.mgmt_class != IBSM_CLASS_SA || h.tid != c->tid)
-		return;
-	rc = rmpp_recv_input(c->rcv, mad, len);
-	if (rc != RMPP_RECV_MORE) {
-		c->rc = rc;
-		c->done = true;
-	}
-}
 
 static int node(const struct simenv *e, const char *name)
 {
@@ -141,51 +107,27 @@ static uint64_t guid_of(const struct simenv *e, int n)
 static void sa(struct simenv *e, int from, uint8_t method, uint64_t comp, uint64_t key,
 	       const struct ibsm_mcmember_rec *rec, struct answer *a)
 {
-	struct ibsm_mad_hdr h = {.base_version = 1, .mgmt_class = IBSM_CLASS_SA,
-				 .class_version = IBSM_SA_CLASS_VERSION, .method = method,
-				 .tid = ++next_tid, .attr_id = IBSM_SA_ATTR_MCMEMBER_RECORD};
-	struct ibsm_sa_hdr sh = {.sm_key = key, .comp_mask = comp};
-	struct client c = {.e = e, .lid = lid_of(e, from), .tid = h.tid};
-	uint8_t mad[IBSM_MAD_SIZE] = {0};
-	const uint8_t *hdr, *payload;
-	struct ibsm_sa_hdr ash;
-	struct ibsm_rmpp_hdr rh;
-	struct ibsm_mad_hdr ah;
-	size_t len, stride, i;
-	unsigned spins;
+	uint8_t buf[IBSM_SA_MCM_SIZE] = {0};
+	struct sa_answer sa;
+	size_t stride, i;
 
-	mad_hdr_encode(mad, &h);
-	sa_hdr_encode(mad, NULL, &sh);
-	mcmember_rec_encode(mad + IBSM_SA_DATA_OFF, rec);
-	c.rcv = rmpp_recv_new(NULL, client_send, &c);
-	fakefab_on_answer(e->ff, on_answer, &c);
-	fakefab_inject(e->ff, mad, sizeof(mad), c.lid);
-	for (spins = 0; !c.done && spins < 100000; spins++)
-		event_base_loop(e->base, EVLOOP_NONBLOCK);
-	ck_assert_msg(c.done, "no answer to method 0x%x", method);
-	ck_assert_int_eq(c.rc, RMPP_RECV_DONE);
-	for (spins = 0; spins < 20; spins++) /* the last ACK reaches the SA */
-		event_base_loop(e->base, EVLOOP_NONBLOCK);
-	fakefab_on_answer(e->ff, NULL, NULL);
-	hdr = rmpp_recv_header(c.rcv);
-	payload = rmpp_recv_payload(c.rcv, &len);
-	mad_hdr_decode(hdr, IBSM_SA_DATA_OFF, &ah);
-	sa_hdr_decode(hdr, IBSM_SA_DATA_OFF, &rh, &ash);
+	mcmember_rec_encode(buf, rec);
+	sa_call(e, lid_of(e, from), method, IBSM_SA_ATTR_MCMEMBER_RECORD, key, comp, buf,
+		sizeof(buf), &sa);
 	memset(a, 0, sizeof(*a));
-	a->status = ah.status;
-	a->method = ah.method;
-	ck_assert_uint_eq(ah.attr_id, IBSM_SA_ATTR_MCMEMBER_RECORD);
-	if (!ah.status) {
-		stride = method == IBSM_METHOD_GET_TABLE ? (size_t)ash.attr_offset * 8
-							 : IBSM_SA_MCM_SIZE;
-		a->n = stride ? len / stride : 0;
+	a->status = sa.status;
+	a->method = sa.method;
+	ck_assert_uint_eq(sa.attr_id, IBSM_SA_ATTR_MCMEMBER_RECORD);
+	if (!sa.status) {
+		stride = method == IBSM_METHOD_GET_TABLE ? sa.stride : IBSM_SA_MCM_SIZE;
+		a->n = stride ? sa.len / stride : 0;
 		if (method != IBSM_METHOD_GET_TABLE)
 			a->n = MIN(a->n, (size_t)1);
 		ck_assert_uint_le(a->n, ARRAY_SIZE(a->recs));
 		for (i = 0; i < a->n; i++)
-			mcmember_rec_decode(payload + i * stride, &a->recs[i]);
+			mcmember_rec_decode(sa.recs + i * stride, &a->recs[i]);
 	}
-	rmpp_recv_del(c.rcv);
+	sa_answer_free(&sa);
 }
 
 static void mgid_make(uint8_t mgid[16], uint32_t n)

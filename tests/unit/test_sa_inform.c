@@ -19,6 +19,7 @@
 #include "mad/bits.h"
 #include "mad/rmpp.h"
 #include "mad/sa.h"
+#include "saclient.h"
 #include "sa/sa.h"
 #include "simenv.h"
 #include "sm.h"
@@ -36,118 +37,6 @@ static const char *const net =
 #define ALL_LID 0xffff
 
 /* --- a small SA client on the fake fabric --- */
-
-struct client {
-	struct simenv *e;
-	uint16_t lid;
-	uint32_t tid;
-	struct rmpp_receiver *rx;
-	bool done;
-	int rc;
-};
-
-struct answer {
-	uint16_t status;
-	uint8_t method;
-	size_t n;      /* records */
-	size_t stride; /* bytes per record */
-	uint8_t *recs;
-};
-
-static struct client cl;
-
-static int cl_send(void *ctx, const uint8_t *mad, size_t len)
-{
-	struct client *c = ctx;
-
-	fakefab_inject(c->e->ff, mad, len, c->lid);
-	return 0;
-}
-
-static void cl_answer(void *arg, const uint8_t *mad, size_t len)
-{
-	struct client *c = arg;
-	int rc;
-
-	if (c->done || !c->rx || len < IBSM_SA_DATA_OFF || mad[1] != IBSM_CLASS_SA ||
-	    mad_tid32(mad) != c->tid)
-		return;
-	rc = rmpp_recv_input(c->rx, mad, len);
-	if (rc == RMPP_RECV_MORE)
-		return;
-	c->done = true;
-	c->rc = rc;
-}
-
-static void tick_cb(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	(void)arg;
-}
-
-/* run the loop until *flag (NULL: never) or ms pass; returns *flag */
-static bool run_until(struct simenv *e, const bool *flag, unsigned ms)
-{
-	struct event *tick = event_new(e->base, -1, EV_PERSIST, tick_cb, NULL);
-	struct timeval tv = {0, 5000};
-	uint64_t end = now_ms() + ms;
-
-	event_add(tick, &tv);
-	while ((!flag || !*flag) && now_ms() < end)
-		event_base_loop(e->base, EVLOOP_ONCE);
-	event_free(tick);
-	return flag && *flag;
-}
-
-static void sa_call(struct simenv *e, uint16_t lid, uint8_t method, uint16_t attr,
-		    uint64_t sm_key, uint64_t mask, const uint8_t *rec, size_t rec_len,
-		    struct answer *a)
-{
-	static uint32_t tid = 0x100;
-	uint8_t mad[IBSM_MAD_SIZE] = {0};
-	struct ibsm_mad_hdr h = {.base_version = 1, .mgmt_class = IBSM_CLASS_SA,
-				 .class_version = IBSM_SA_CLASS_VERSION, .method = method,
-				 .attr_id = attr};
-	struct ibsm_sa_hdr sh = {.sm_key = sm_key, .comp_mask = mask};
-	const uint8_t *hdr, *p;
-	size_t len;
-
-	memset(a, 0, sizeof(*a));
-	cl.e = e;
-	cl.lid = lid;
-	cl.tid = ++tid;
-	cl.done = false;
-	cl.rx = rmpp_recv_new(NULL, cl_send, &cl);
-	fakefab_on_answer(e->ff, cl_answer, &cl);
-	h.tid = cl.tid;
-	mad_hdr_encode(mad, &h);
-	sa_hdr_encode(mad, NULL, &sh);
-	if (rec)
-		memcpy(mad + IBSM_SA_DATA_OFF, rec, rec_len);
-	fakefab_inject(e->ff, mad, sizeof(mad), lid);
-	ck_assert_msg(run_until(e, &cl.done, 3000), "no answer to method 0x%02x attr 0x%04x",
-		      method, attr);
-	ck_assert_int_eq(cl.rc, RMPP_RECV_DONE);
-	hdr = rmpp_recv_header(cl.rx);
-	ck_assert_ptr_nonnull(hdr);
-	mad_hdr_decode(hdr, IBSM_SA_DATA_OFF, &h);
-	sa_hdr_decode(hdr, IBSM_SA_DATA_OFF, NULL, &sh);
-	a->status = h.status;
-	a->method = h.method;
-	p = rmpp_recv_payload(cl.rx, &len);
-	if (h.method == IBSM_METHOD_GET_TABLE_RESP) {
-		a->stride = sh.attr_offset * 8u;
-		a->n = a->stride ? len / a->stride : 0;
-	} else {
-		a->stride = len;
-		a->n = h.status ? 0 : 1;
-	}
-	a->recs = malloc(len ? len : 1);
-	memcpy(a->recs, p, len);
-	rmpp_recv_del(cl.rx);
-	cl.rx = NULL;
-}
 
 /* --- Reports the SM sends, answered (or not) as a subscriber would --- */
 
@@ -285,7 +174,7 @@ static uint16_t inform(struct simenv *e, uint16_t lid, const struct ibsm_inform_
 		       struct ibsm_inform_info *out)
 {
 	uint8_t rec[IBSM_SA_DATA_SIZE] = {0};
-	struct answer a;
+	struct sa_answer a;
 	uint16_t st;
 
 	inform_info_encode(rec, ii);
@@ -320,7 +209,7 @@ static size_t iir_table(struct simenv *e, const char *host, uint64_t sm_key, con
 {
 	uint8_t rec[IBSM_SA_IIR_SIZE] = {0};
 	struct ibsm_inform_info none = {0};
-	struct answer a;
+	struct sa_answer a;
 	size_t i, n;
 
 	sa_inform_info_record_encode(rec, gid ? gid : (const uint8_t[16]){0}, 0, &none);
@@ -358,7 +247,7 @@ static bool wait_reports(struct simenv *e, struct reports *r, unsigned n, unsign
 	uint64_t end = now_ms() + ms;
 
 	while (r->n < n && now_ms() < end)
-		run_until(e, NULL, 10);
+		simenv_run_until(e, NULL, 10);
 	return r->n >= n;
 }
 
@@ -368,7 +257,7 @@ START_TEST(t_subscribe_and_records)
 	struct ibsm_inform_info ii, out;
 	uint8_t gid[16], rec[IBSM_SA_DATA_SIZE] = {0};
 	struct iir recs[4];
-	struct answer a;
+	struct sa_answer a;
 
 	up(&e, NULL);
 	ii = generic(64, ALL_LID, 0);
@@ -452,7 +341,7 @@ START_TEST(t_reports_64_65)
 	sm_request_sweep(e.sm, true, "test");
 	simenv_run_heavy(&e, 2);
 	ck_assert(wait_reports(&e, r, 1, 2000));
-	run_until(&e, NULL, 100);
+	simenv_run_until(&e, NULL, 100);
 	ck_assert_uint_eq(r->n, 1);
 	report_at(r, 0, &rs);
 	ck_assert(rs.n.generic);
@@ -476,7 +365,7 @@ START_TEST(t_reports_64_65)
 	simenv_run_heavy(&e, 3);
 	ck_assert(e.last.ok);
 	ck_assert(wait_reports(&e, r, 4, 2000));
-	run_until(&e, NULL, 100);
+	simenv_run_until(&e, NULL, 100);
 	ck_assert_uint_eq(r->n, 4);
 	for (i = 1; i < 4; i++) {
 		report_at(r, i, &rs);
@@ -489,7 +378,7 @@ START_TEST(t_reports_64_65)
 	/* a steady sweep reports nothing */
 	sm_request_sweep(e.sm, true, "test");
 	simenv_run_heavy(&e, 4);
-	run_until(&e, NULL, 100);
+	simenv_run_until(&e, NULL, 100);
 	ck_assert_uint_eq(r->n, 4);
 	simenv_fini(&e);
 	free(r);
@@ -520,7 +409,7 @@ START_TEST(t_trap128_forwarded)
 	fakefab_unlink(e.ff, node(&e, "h4"), 1, true);
 	ck_assert(wait_reports(&e, r, 1, 2000));
 	simenv_run_heavy(&e, 2);
-	run_until(&e, NULL, 100);
+	simenv_run_until(&e, NULL, 100);
 	ck_assert_uint_eq(r->n, 1);
 	report_at(r, 0, &rs);
 	ck_assert(rs.n.generic);
@@ -551,7 +440,7 @@ START_TEST(t_retries_and_dead_subscriber)
 	r->ignore = 1;
 	inject_trap(&e, 128, sw);
 	ck_assert(wait_reports(&e, r, 2, 2000));
-	run_until(&e, NULL, 200);
+	simenv_run_until(&e, NULL, 200);
 	ck_assert_uint_eq(r->n, 2);
 	ck_assert_uint_eq(r->answered, 1);
 	report_at(r, 0, &a);
@@ -567,11 +456,11 @@ START_TEST(t_retries_and_dead_subscriber)
 	inject_trap(&e, 128, sw);
 	inject_trap(&e, 128, sw);
 	ck_assert(wait_reports(&e, r, 9, 3000));
-	run_until(&e, NULL, 300);
+	simenv_run_until(&e, NULL, 300);
 	ck_assert_uint_eq(r->n, 9);
 	ck_assert_uint_eq(iir_table(&e, "h3", NO_KEY, NULL, recs, 2), 0);
 	inject_trap(&e, 128, sw);
-	run_until(&e, NULL, 200);
+	simenv_run_until(&e, NULL, 200);
 	ck_assert_uint_eq(r->n, 9);
 	simenv_fini(&e);
 	free(r);

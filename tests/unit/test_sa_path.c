@@ -26,6 +26,7 @@
 #include "routing.h"
 #include "sa/sa.h"
 #include "sa/sa_int.h"
+#include "saclient.h"
 #include "simenv.h"
 #include "sm.h"
 #include "util.h"
@@ -141,87 +142,29 @@ struct answer {
 	struct ibsm_path_rec pr[256];
 };
 
-static struct {
-	uint64_t tid;
-	uint16_t lid;
-	struct rmpp_receiver *rx;
-	int rc;
-	bool done;
-} A;
-
-static int ack_send(void *ctx, const uint8_t *mad, size_t len)
-{
-	(void)ctx;
-	fakefab_inject(e.ff, mad, len, A.lid);
-	return 0;
-}
-
-static void on_answer(void *arg, const uint8_t *mad, size_t len)
-{
-	struct ibsm_mad_hdr h;
-	int rc;
-
-	(void)arg;
-	if (A.done || mad_hdr_decode(mad, len, &h) < 0 || h.mgmt_class != IBSM_CLASS_SA ||
-	    h.tid != A.tid)
-		return;
-	rc = rmpp_recv_input(A.rx, mad, len);
-	if (rc != RMPP_RECV_MORE) {
-		A.rc = rc;
-		A.done = true;
-	}
-}
-
 /* send a request (rec: its record, len bytes) from the port with lid; wait for the answer */
 static void ask_raw(uint16_t from, uint8_t method, uint16_t attr, uint64_t mask, const uint8_t *rec,
 		    size_t len, struct answer *a)
 {
-	struct ibsm_mad_hdr h = {.base_version = 1, .mgmt_class = IBSM_CLASS_SA,
-				 .class_version = IBSM_SA_CLASS_VERSION, .method = method,
-				 .attr_id = attr};
-	struct ibsm_sa_hdr sh = {.comp_mask = mask};
-	struct ibsm_rmpp_hdr rh;
-	uint8_t mad[IBSM_MAD_SIZE];
-	const uint8_t *hdr, *pl;
-	size_t plen, stride, i;
-	unsigned spins = 0;
+	struct sa_answer sa;
+	size_t i;
 
-	memset(mad, 0, sizeof(mad));
-	h.tid = ++A.tid;
-	mad_hdr_encode(mad, &h);
-	sa_hdr_encode(mad, NULL, &sh);
-	memcpy(mad + IBSM_SA_DATA_OFF, rec, len);
-	A.lid = from;
-	A.done = false;
-	A.rx = rmpp_recv_new(NULL, ack_send, NULL);
-	fakefab_on_answer(e.ff, on_answer, NULL);
-	fakefab_inject(e.ff, mad, sizeof(mad), from);
-	while (!A.done) {
-		event_base_loop(e.base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
-		ck_assert_uint_lt(++spins, 1000000);
-	}
-	ck_assert_int_eq(A.rc, RMPP_RECV_DONE);
-	hdr = rmpp_recv_header(A.rx);
-	pl = rmpp_recv_payload(A.rx, &plen);
-	ck_assert_int_eq(mad_hdr_decode(hdr, IBSM_SA_DATA_OFF, &h), 0);
-	ck_assert_int_eq(sa_hdr_decode(hdr, IBSM_SA_DATA_OFF, &rh, &sh), 0);
+	sa_call(&e, from, method, attr, 0, mask, rec, len, &sa);
 	memset(a, 0, sizeof(*a));
-	a->status = h.status;
-	a->method = h.method;
-	a->attr_id = h.attr_id;
-	if (!h.status && h.method == IBSM_METHOD_GET_RESP) {
+	a->status = sa.status;
+	a->method = sa.method;
+	a->attr_id = sa.attr_id;
+	if (!sa.status && sa.method == IBSM_METHOD_GET_RESP) {
 		a->n = 1;
-		path_rec_decode(pl, &a->pr[0]);
-	} else if (!h.status && sh.attr_offset) {
-		stride = sh.attr_offset * 8u;
-		ck_assert_uint_eq(stride, 64);
-		a->n = plen / stride;
+		path_rec_decode(sa.recs, &a->pr[0]);
+	} else if (!sa.status && sa.attr_offset) {
+		ck_assert_uint_eq(sa.stride, 64);
+		a->n = sa.n;
 		ck_assert_uint_le(a->n, ARRAY_SIZE(a->pr));
 		for (i = 0; i < a->n; i++)
-			path_rec_decode(pl + i * stride, &a->pr[i]);
+			path_rec_decode(sa_answer_rec(&sa, i), &a->pr[i]);
 	}
-	rmpp_recv_del(A.rx);
-	A.rx = NULL;
+	sa_answer_free(&sa);
 }
 
 static void ask(uint16_t from, uint8_t method, uint64_t mask, const struct ibsm_path_rec *pr,

@@ -27,6 +27,7 @@
 #include "mad/smp.h"
 #include "mcast.h"
 #include "pkey.h"
+#include "saclient.h"
 #include "simenv.h"
 #include "sm.h"
 #include "topofile.h"
@@ -99,134 +100,41 @@ bool __wrap_mcast_mft_entry(const struct ibsm_sm *sm, const struct ibsm_node *sw
 
 /* --- an SA client over the fake fabric --- */
 
-struct client {
-	struct simenv *e;
-	uint16_t lid;
-	uint64_t tid;
-	struct rmpp_receiver *rcv;
-	int rc;
-	bool done;
-};
-
-struct answer {
-	uint16_t status;
-	uint8_t method;
-	uint64_t comp_mask;
-	size_t n;      /* records */
-	size_t stride; /* bytes from one record to the next in recs */
-	uint8_t *recs;
-};
-
-static uint64_t next_tid = 0x5a000000;
-
-static int client_send(void *ctx, const uint8_t *mad, size_t len)
-{
-	struct client *c = ctx;
-
-	fakefab_inject(c->e->ff, mad, len, c->lid);
-	return 0;
-}
-
-static void on_answer(void *arg, const uint8_t *mad, size_t len)
-{
-	struct client *c = arg;
-	struct ibsm_mad_hdr h;
-	int rc;
-
-	if (c->done || len < IBSM_SA_DATA_OFF || mad_hdr_decode(mad, len, &h) < 0 ||
-	    h.mgmt_class != IBSM_CLASS_SA || h.tid != c->tid)
-		return;
-	rc = rmpp_recv_input(c->rcv, mad, len);
-	if (rc != RMPP_RECV_MORE) {
-		c->rc = rc;
-		c->done = true;
-	}
-}
-
-/* send one request from lid and wait for the whole answer */
+/* send one request from lid and wait for the whole answer, checked */
 static void query(struct simenv *e, uint16_t lid, uint8_t method, uint16_t attr, uint32_t attr_mod,
-		  uint64_t mask, const uint8_t *rec, uint64_t key, struct answer *a)
+		  uint64_t mask, const uint8_t *rec, uint64_t key, struct sa_answer *a)
 {
 	const struct sa_record_desc *d = sa_record_desc(attr);
-	struct ibsm_mad_hdr h = {.base_version = 1, .mgmt_class = IBSM_CLASS_SA,
-				 .class_version = IBSM_SA_CLASS_VERSION, .method = method,
-				 .tid = ++next_tid, .attr_id = attr, .attr_mod = attr_mod};
-	struct ibsm_sa_hdr sh = {.sm_key = key, .comp_mask = mask};
-	struct client c = {.e = e, .lid = lid, .tid = h.tid};
-	uint8_t mad[IBSM_MAD_SIZE] = {0};
-	const uint8_t *hdr, *payload;
-	struct ibsm_mad_hdr ah;
-	struct ibsm_rmpp_hdr rh;
-	struct ibsm_sa_hdr ash;
-	size_t len;
-	unsigned i;
+	struct sa_request q = {.method = method, .attr = attr, .attr_mod = attr_mod,
+			       .sm_key = key, .comp_mask = mask, .rec = rec};
 
 	ck_assert_ptr_nonnull(d);
-	mad_hdr_encode(mad, &h);
-	sa_hdr_encode(mad, NULL, &sh);
-	if (rec)
-		memcpy(mad + IBSM_SA_DATA_OFF, rec, d->size);
-	c.rcv = rmpp_recv_new(NULL, client_send, &c);
-	fakefab_on_answer(e->ff, on_answer, &c);
-	fakefab_inject(e->ff, mad, sizeof(mad), lid);
-	for (i = 0; !c.done && i < 100000; i++)
-		event_base_loop(e->base, EVLOOP_NONBLOCK);
-	ck_assert_msg(c.done, "no answer to %s method 0x%x", d->name, method);
-	ck_assert_int_eq(c.rc, RMPP_RECV_DONE);
-	for (i = 0; i < 20; i++) /* the last ACK reaches the SA */
-		event_base_loop(e->base, EVLOOP_NONBLOCK);
-	fakefab_on_answer(e->ff, NULL, NULL);
-	hdr = rmpp_recv_header(c.rcv);
-	payload = rmpp_recv_payload(c.rcv, &len);
-	ck_assert_ptr_nonnull(hdr);
-	ck_assert_ptr_nonnull(payload);
-	mad_hdr_decode(hdr, IBSM_SA_DATA_OFF, &ah);
-	sa_hdr_decode(hdr, IBSM_SA_DATA_OFF, &rh, &ash);
-	memset(a, 0, sizeof(*a));
-	a->status = ah.status;
-	a->method = ah.method;
-	a->comp_mask = ash.comp_mask;
-	ck_assert_uint_eq(ah.attr_id, attr);
-	if (ah.status == 0 && method == IBSM_METHOD_GET) {
-		ck_assert_uint_eq(ah.method, IBSM_METHOD_GET_RESP);
-		a->n = 1;
+	q.rec_len = rec ? d->size : 0;
+	sa_ask(e, lid, &q, a);
+	ck_assert_uint_eq(a->attr_id, attr);
+	if (a->status == 0 && method == IBSM_METHOD_GET) {
+		ck_assert_uint_eq(a->method, IBSM_METHOD_GET_RESP);
 		a->stride = d->size;
-	} else if (ah.status == 0) {
-		ck_assert_uint_eq(ah.method, IBSM_METHOD_GET_TABLE_RESP);
-		a->stride = (size_t)ash.attr_offset * 8;
-		a->n = a->stride ? len / a->stride : 0;
+	} else if (a->status == 0) {
+		ck_assert_uint_eq(a->method, IBSM_METHOD_GET_TABLE_RESP);
 		if (a->n)
 			ck_assert_uint_eq(a->stride, sa_record_padded(d));
-		ck_assert_uint_eq(len, a->n * a->stride);
+		ck_assert_uint_eq(a->len, a->n * a->stride);
+	} else {
+		a->n = 0;
 	}
-	a->recs = malloc(a->n * a->stride + 1);
-	memcpy(a->recs, payload, a->n * a->stride);
-	rmpp_recv_del(c.rcv);
 }
 
-static const uint8_t *rec_at(const struct answer *a, size_t i)
-{
-	ck_assert_uint_lt(i, a->n);
-	return a->recs + i * a->stride;
-}
-
-static void answer_free(struct answer *a)
-{
-	free(a->recs);
-	a->recs = NULL;
-}
-
-/* GetTable: the number of records (status must be 0) */
 static size_t table_count(struct simenv *e, uint16_t lid, uint16_t attr, uint64_t mask,
 			  const uint8_t *rec, uint64_t key)
 {
-	struct answer a;
+	struct sa_answer a;
 	size_t n;
 
 	query(e, lid, IBSM_METHOD_GET_TABLE, attr, 0, mask, rec, key, &a);
 	ck_assert_uint_eq(a.status, 0);
 	n = a.n;
-	answer_free(&a);
+	sa_answer_free(&a);
 	return n;
 }
 
@@ -234,12 +142,12 @@ static size_t table_count(struct simenv *e, uint16_t lid, uint16_t attr, uint64_
 static uint16_t get_status(struct simenv *e, uint16_t lid, uint16_t attr, uint64_t mask,
 			   const uint8_t *rec, uint64_t key)
 {
-	struct answer a;
+	struct sa_answer a;
 	uint16_t st;
 
 	query(e, lid, IBSM_METHOD_GET, attr, 0, mask, rec, key, &a);
 	st = a.status;
-	answer_free(&a);
+	sa_answer_free(&a);
 	return st;
 }
 
@@ -294,7 +202,7 @@ START_TEST(t_node_records)
 	uint8_t q[IBSM_SA_NR_SIZE] = {0};
 	struct ibsm_nodeinfo ni;
 	struct simenv e;
-	struct answer a;
+	struct sa_answer a;
 	char dsc[65];
 	uint16_t lid, h1;
 	size_t i, sw = 0, ca = 0;
@@ -309,7 +217,7 @@ START_TEST(t_node_records)
 		const struct ibsm_port *p;
 		const struct ibsm_node *n;
 
-		sa_node_record_decode(rec_at(&a, i), &lid, &ni, dsc);
+		sa_node_record_decode(sa_answer_rec(&a, i), &lid, &ni, dsc);
 		p = fabric_port_by_lid(&e.sm->fabric, lid);
 		ck_assert_ptr_nonnull(p);
 		n = p->node;
@@ -328,32 +236,32 @@ START_TEST(t_node_records)
 	}
 	ck_assert_uint_eq(sw, NSWITCHES);
 	ck_assert_uint_eq(ca, NCAPORTS);
-	answer_free(&a);
+	sa_answer_free(&a);
 
 	/* Get by LID: h6 port 2 */
 	sa_set(d, q, IBSM_NR_LID, lid_of(&e, "h6", 2));
 	query(&e, h1, IBSM_METHOD_GET, IBSM_SA_ATTR_NODE_RECORD, 0, IBSM_SA_COMP(IBSM_NR_LID), q, 0,
 	      &a);
 	ck_assert_uint_eq(a.status, 0);
-	sa_node_record_decode(rec_at(&a, 0), &lid, &ni, dsc);
+	sa_node_record_decode(sa_answer_rec(&a, 0), &lid, &ni, dsc);
 	ck_assert_uint_eq(lid, lid_of(&e, "h6", 2));
 	ck_assert_uint_eq(ni.node_guid, fakefab_node_guid(e.ff, node_ix(&e, "h6")));
 	ck_assert_uint_eq(ni.port_guid, fakefab_port_guid(e.ff, node_ix(&e, "h6"), 2));
 	ck_assert_uint_eq(ni.local_port, 2);
 	ck_assert_str_eq(dsc, "h6");
-	answer_free(&a);
+	sa_answer_free(&a);
 
 	/* Get by LID: a switch */
 	sa_set(d, q, IBSM_NR_LID, lid_of(&e, "spine2", 0));
 	query(&e, h1, IBSM_METHOD_GET, IBSM_SA_ATTR_NODE_RECORD, 0, IBSM_SA_COMP(IBSM_NR_LID), q, 0,
 	      &a);
 	ck_assert_uint_eq(a.status, 0);
-	sa_node_record_decode(rec_at(&a, 0), &lid, &ni, dsc);
+	sa_node_record_decode(sa_answer_rec(&a, 0), &lid, &ni, dsc);
 	ck_assert_uint_eq(ni.node_type, IBSM_NODE_SWITCH);
 	ck_assert_uint_eq(ni.node_guid, fakefab_node_guid(e.ff, node_ix(&e, "spine2")));
 	ck_assert_uint_eq(ni.port_guid, ni.node_guid);
 	ck_assert_str_eq(dsc, "spine2");
-	answer_free(&a);
+	sa_answer_free(&a);
 
 	/* a LID nobody has: none; Get by NodeGUID of h6: two, too many for Get */
 	sa_set(d, q, IBSM_NR_LID, 0x0999);
@@ -407,7 +315,7 @@ START_TEST(t_portinfo_records)
 	struct ibsm_portinfo pi;
 	struct ibsm_node *h2n;
 	struct simenv e;
-	struct answer a;
+	struct sa_answer a;
 	uint16_t lid, h1, leaf1;
 	uint8_t port;
 	size_t i;
@@ -421,7 +329,7 @@ START_TEST(t_portinfo_records)
 	for (i = 0; i < a.n; i++) {
 		const struct ibsm_port *lp, *p;
 
-		sa_portinfo_record_decode(rec_at(&a, i), &lid, &port, &pi);
+		sa_portinfo_record_decode(sa_answer_rec(&a, i), &lid, &port, &pi);
 		lp = fabric_port_by_lid(&e.sm->fabric, lid);
 		ck_assert_ptr_nonnull(lp);
 		ck_assert_uint_le(port, lp->node->nports);
@@ -437,7 +345,7 @@ START_TEST(t_portinfo_records)
 		if (p->remote)
 			ck_assert_uint_eq(pi.port_state, IBSM_PORT_ACTIVE);
 	}
-	answer_free(&a);
+	sa_answer_free(&a);
 
 	/* a switch's LID: its ports 0-8; with PortNum: one */
 	sa_set(d, q, IBSM_PIR_LID, leaf1);
@@ -451,12 +359,12 @@ START_TEST(t_portinfo_records)
 	query(&e, h1, IBSM_METHOD_GET, IBSM_SA_ATTR_PORTINFO_RECORD, 0,
 	      IBSM_SA_COMP(IBSM_PIR_LID) | IBSM_SA_COMP(IBSM_PIR_PORT_NUM), q, 0, &a);
 	ck_assert_uint_eq(a.status, 0);
-	sa_portinfo_record_decode(rec_at(&a, 0), &lid, &port, &pi);
+	sa_portinfo_record_decode(sa_answer_rec(&a, 0), &lid, &port, &pi);
 	ck_assert_uint_eq(lid, leaf1);
 	ck_assert_uint_eq(port, 5);
 	ck_assert_uint_eq(pi.port_state, IBSM_PORT_ACTIVE);
 	ck_assert_uint_eq(pi.link_width_active, model_node(&e, "leaf1")->ports[5].pi.link_width_active);
-	answer_free(&a);
+	sa_answer_free(&a);
 	/* a port the switch does not have */
 	sa_set(d, q, IBSM_PIR_PORT_NUM, 9);
 	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_PORTINFO_RECORD,
@@ -477,16 +385,16 @@ START_TEST(t_portinfo_records)
 	query(&e, h1, IBSM_METHOD_GET, IBSM_SA_ATTR_PORTINFO_RECORD, 0, IBSM_SA_COMP(IBSM_PIR_LID),
 	      q, 0, &a);
 	ck_assert_uint_eq(a.status, 0);
-	sa_portinfo_record_decode(rec_at(&a, 0), &lid, &port, &pi);
+	sa_portinfo_record_decode(sa_answer_rec(&a, 0), &lid, &port, &pi);
 	ck_assert_uint_eq(pi.mkey, 0);
 	ck_assert_uint_eq(port, 1);
-	answer_free(&a);
+	sa_answer_free(&a);
 	query(&e, h1, IBSM_METHOD_GET, IBSM_SA_ATTR_PORTINFO_RECORD, 0, IBSM_SA_COMP(IBSM_PIR_LID),
 	      q, SA_KEY, &a);
 	ck_assert_uint_eq(a.status, 0);
-	sa_portinfo_record_decode(rec_at(&a, 0), &lid, &port, &pi);
+	sa_portinfo_record_decode(sa_answer_rec(&a, 0), &lid, &port, &pi);
 	ck_assert_uint_eq(pi.mkey, 0x1122334455667788ull);
-	answer_free(&a);
+	sa_answer_free(&a);
 	sa_set(d, q, IBSM_PIR_MKEY, 0x1122334455667788ull);
 	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_PORTINFO_RECORD,
 				     IBSM_SA_COMP(IBSM_PIR_LID) | IBSM_SA_COMP(IBSM_PIR_MKEY), q, 0),
@@ -503,8 +411,8 @@ START_TEST(t_portinfo_records)
 	query(&e, h1, IBSM_METHOD_GET, IBSM_SA_ATTR_PORTINFO_RECORD, 0,
 	      IBSM_SA_COMP(IBSM_PIR_LID) | IBSM_SA_COMP(IBSM_PIR_OPTIONS), q, 0, &a);
 	ck_assert_uint_eq(a.status, 0);
-	ck_assert_uint_eq(sa_get(d, rec_at(&a, 0), IBSM_PIR_OPTIONS), 0x80);
-	answer_free(&a);
+	ck_assert_uint_eq(sa_get(d, sa_answer_rec(&a, 0), IBSM_PIR_OPTIONS), 0x80);
+	sa_answer_free(&a);
 
 	/* CapabilityMask: equal, or bitwise with attribute modifier bit 31 */
 	memset(q, 0, sizeof(q));
@@ -513,13 +421,13 @@ START_TEST(t_portinfo_records)
 	query(&e, h1, IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_PORTINFO_RECORD, 0,
 	      IBSM_SA_COMP(IBSM_PIR_CAP_MASK), q, 0, &a);
 	ck_assert_uint_eq(a.n, 0);
-	answer_free(&a);
+	sa_answer_free(&a);
 	query(&e, h1, IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_PORTINFO_RECORD, 0x80000000u,
 	      IBSM_SA_COMP(IBSM_PIR_CAP_MASK), q, 0, &a);
 	ck_assert_uint_eq(a.n, 1);
-	sa_portinfo_record_decode(rec_at(&a, 0), &lid, &port, &pi);
+	sa_portinfo_record_decode(sa_answer_rec(&a, 0), &lid, &port, &pi);
 	ck_assert_uint_eq(lid, lid_of(&e, "h2", 1));
-	answer_free(&a);
+	sa_answer_free(&a);
 	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_PORTINFO_RECORD,
 				     IBSM_SA_COMP(IBSM_PIR_NCOMP), q, 0),
 			  IBSM_SA_ERR_REQ_INVALID);
@@ -534,10 +442,10 @@ struct link {
 	uint8_t from_port, to_port;
 };
 
-static struct link link_at(const struct answer *a, size_t i)
+static struct link link_at(const struct sa_answer *a, size_t i)
 {
 	const struct sa_record_desc *d = desc(IBSM_SA_ATTR_LINK_RECORD);
-	const uint8_t *r = rec_at(a, i);
+	const uint8_t *r = sa_answer_rec(a, i);
 
 	return (struct link){(uint16_t)sa_get(d, r, IBSM_LR_FROM_LID),
 			     (uint16_t)sa_get(d, r, IBSM_LR_TO_LID),
@@ -550,7 +458,7 @@ START_TEST(t_link_records)
 	const struct sa_record_desc *d = desc(IBSM_SA_ATTR_LINK_RECORD);
 	uint8_t q[IBSM_SA_LR_SIZE] = {0};
 	struct simenv e;
-	struct answer a;
+	struct sa_answer a;
 	struct link l;
 	uint16_t h1, leaf1;
 	size_t i, j;
@@ -581,7 +489,7 @@ START_TEST(t_link_records)
 		}
 		ck_assert(back);
 	}
-	answer_free(&a);
+	sa_answer_free(&a);
 
 	/* from leaf1: h1, h2, h6, spine1, spine2 */
 	sa_set(d, q, IBSM_LR_FROM_LID, leaf1);
@@ -598,7 +506,7 @@ START_TEST(t_link_records)
 	ck_assert_uint_eq(l.from_lid, lid_of(&e, "h6", 2));
 	ck_assert_uint_eq(l.from_port, 2);
 	ck_assert_uint_eq(l.to_lid, leaf1);
-	answer_free(&a);
+	sa_answer_free(&a);
 	/* from h1: its one link */
 	memset(q, 0, sizeof(q));
 	sa_set(d, q, IBSM_LR_FROM_LID, h1);
@@ -608,7 +516,7 @@ START_TEST(t_link_records)
 	l = link_at(&a, 0);
 	ck_assert_uint_eq(l.to_lid, leaf1);
 	ck_assert_uint_eq(l.to_port, 1);
-	answer_free(&a);
+	sa_answer_free(&a);
 	/* from h1 to spine1: none; both ends of one link: one */
 	sa_set(d, q, IBSM_LR_TO_LID, lid_of(&e, "spine1", 0));
 	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_LINK_RECORD,
@@ -640,7 +548,7 @@ START_TEST(t_switch_records)
 	struct ibsm_switchinfo si;
 	struct ibsm_node *leaf2;
 	struct simenv e;
-	struct answer a;
+	struct sa_answer a;
 	uint16_t h1, lid, mask;
 	size_t i, k;
 
@@ -653,7 +561,7 @@ START_TEST(t_switch_records)
 	for (i = 0; i < a.n; i++) {
 		const struct ibsm_port *p;
 
-		sa_switchinfo_record_decode(rec_at(&a, i), &lid, &si);
+		sa_switchinfo_record_decode(sa_answer_rec(&a, i), &lid, &si);
 		p = fabric_port_by_lid(&e.sm->fabric, lid);
 		ck_assert_ptr_nonnull(p);
 		ck_assert(node_is_switch(p->node));
@@ -661,14 +569,14 @@ START_TEST(t_switch_records)
 		ck_assert_uint_eq(si.lft_top, e.sm->max_lid);
 		ck_assert_uint_eq(si.mft_cap, p->node->si.mft_cap);
 	}
-	answer_free(&a);
+	sa_answer_free(&a);
 	sa_set(ds, q, IBSM_SWIR_LID, lid_of(&e, "spine1", 0));
 	query(&e, h1, IBSM_METHOD_GET, IBSM_SA_ATTR_SWITCHINFO_RECORD, 0,
 	      IBSM_SA_COMP(IBSM_SWIR_LID), q, 0, &a);
 	ck_assert_uint_eq(a.status, 0);
-	sa_switchinfo_record_decode(rec_at(&a, 0), &lid, &si);
+	sa_switchinfo_record_decode(sa_answer_rec(&a, 0), &lid, &si);
 	ck_assert_uint_eq(lid, lid_of(&e, "spine1", 0));
-	answer_free(&a);
+	sa_answer_free(&a);
 	sa_set(ds, q, IBSM_SWIR_LID, h1); /* a CA's LID */
 	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_SWITCHINFO_RECORD,
 				     IBSM_SA_COMP(IBSM_SWIR_LID), q, 0),
@@ -679,7 +587,7 @@ START_TEST(t_switch_records)
 	ck_assert_uint_eq(a.status, 0);
 	ck_assert_uint_eq(a.n, NSWITCHES);
 	for (i = 0; i < a.n; i++) {
-		const uint8_t *r = rec_at(&a, i), *t = r + 8;
+		const uint8_t *r = sa_answer_rec(&a, i), *t = r + 8;
 		const struct ibsm_port *p =
 			fabric_port_by_lid(&e.sm->fabric, (uint16_t)sa_get(dl, r, IBSM_LFTR_LID));
 		int ix;
@@ -692,7 +600,7 @@ START_TEST(t_switch_records)
 		for (k = 1; k <= e.sm->max_lid; k++)
 			ck_assert_uint_eq(t[k], fakefab_lft(e.ff, ix, (uint16_t)k));
 	}
-	answer_free(&a);
+	sa_answer_free(&a);
 	/* by LID and block; block 1 was never learned (nor is it in use) */
 	memset(q, 0, sizeof(q));
 	sa_set(dl, q, IBSM_LFTR_LID, lid_of(&e, "leaf3", 0));
@@ -725,7 +633,7 @@ START_TEST(t_switch_records)
 	ck_assert_uint_eq(a.status, 0);
 	ck_assert_uint_eq(a.n, 3);
 	for (i = 0; i < a.n; i++) {
-		const uint8_t *r = rec_at(&a, i);
+		const uint8_t *r = sa_answer_rec(&a, i);
 		uint16_t l = (uint16_t)sa_get(dm, r, IBSM_MFTR_LID);
 		unsigned b = (unsigned)sa_get(dm, r, IBSM_MFTR_BLOCK);
 
@@ -743,7 +651,7 @@ START_TEST(t_switch_records)
 			if (k != 1)
 				ck_assert_uint_eq(r[8 + 2 * k] | r[8 + 2 * k + 1], 0);
 	}
-	answer_free(&a);
+	sa_answer_free(&a);
 	memset(q, 0, sizeof(q));
 	sa_set(dm, q, IBSM_MFTR_LID, lid_of(&e, "leaf1", 0));
 	sa_set(dm, q, IBSM_MFTR_BLOCK, 1);
@@ -770,7 +678,7 @@ START_TEST(t_sminfo_guidinfo_records)
 	uint8_t q[IBSM_SA_GIR_SIZE] = {0};
 	struct ibsm_sminfo si;
 	struct simenv e;
-	struct answer a;
+	struct sa_answer a;
 	uint16_t lid, h1;
 	size_t i;
 
@@ -779,7 +687,7 @@ START_TEST(t_sminfo_guidinfo_records)
 	query(&e, lid_of(&e, "h4", 1), IBSM_METHOD_GET, IBSM_SA_ATTR_SMINFO_RECORD, 0, 0, NULL, 0,
 	      &a);
 	ck_assert_uint_eq(a.status, 0);
-	sa_sminfo_record_decode(rec_at(&a, 0), &lid, &si);
+	sa_sminfo_record_decode(sa_answer_rec(&a, 0), &lid, &si);
 	ck_assert_uint_eq(lid, e.sm->sm_lid);
 	ck_assert_uint_eq(lid, h1);
 	ck_assert_uint_eq(si.guid, fakefab_port_guid(e.ff, 0, 1));
@@ -787,20 +695,20 @@ START_TEST(t_sminfo_guidinfo_records)
 	ck_assert_uint_eq(si.act_count, e.sm->act_count);
 	ck_assert_uint_eq(si.priority, e.sm->conf->sm_priority);
 	ck_assert_uint_eq(si.sm_key, 0);
-	answer_free(&a);
+	sa_answer_free(&a);
 	query(&e, lid_of(&e, "h4", 1), IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_SMINFO_RECORD, 0, 0, NULL,
 	      SA_KEY, &a);
 	ck_assert_uint_eq(a.n, 1);
-	sa_sminfo_record_decode(rec_at(&a, 0), &lid, &si);
+	sa_sminfo_record_decode(sa_answer_rec(&a, 0), &lid, &si);
 	ck_assert_uint_eq(si.sm_key, e.sm->conf->sm_key);
-	answer_free(&a);
+	sa_answer_free(&a);
 
 	/* GUIDInfoRecord: block 0 of every port with a LID, GUID0 its GUID */
 	query(&e, h1, IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_GUIDINFO_RECORD, 0, 0, NULL, 0, &a);
 	ck_assert_uint_eq(a.status, 0);
 	ck_assert_uint_eq(a.n, NSWITCHES + NCAPORTS);
 	for (i = 0; i < a.n; i++) {
-		const uint8_t *r = rec_at(&a, i);
+		const uint8_t *r = sa_answer_rec(&a, i);
 		const struct ibsm_port *p =
 			fabric_port_by_lid(&e.sm->fabric, (uint16_t)sa_get(dg, r, IBSM_GIR_LID));
 
@@ -809,14 +717,14 @@ START_TEST(t_sminfo_guidinfo_records)
 		ck_assert_uint_eq(sa_get(dg, r, IBSM_GIR_GUID0), p->guid);
 		ck_assert_uint_eq(sa_get(dg, r, IBSM_GIR_GUID0 + 1), 0);
 	}
-	answer_free(&a);
+	sa_answer_free(&a);
 	sa_set(dg, q, IBSM_GIR_LID, lid_of(&e, "h6", 2));
 	query(&e, h1, IBSM_METHOD_GET, IBSM_SA_ATTR_GUIDINFO_RECORD, 0, IBSM_SA_COMP(IBSM_GIR_LID),
 	      q, 0, &a);
 	ck_assert_uint_eq(a.status, 0);
-	ck_assert_uint_eq(sa_get(dg, rec_at(&a, 0), IBSM_GIR_GUID0),
+	ck_assert_uint_eq(sa_get(dg, sa_answer_rec(&a, 0), IBSM_GIR_GUID0),
 			  fakefab_port_guid(e.ff, node_ix(&e, "h6"), 2));
-	answer_free(&a);
+	sa_answer_free(&a);
 	sa_set(dg, q, IBSM_GIR_BLOCK, 1);
 	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_GUIDINFO_RECORD,
 				     IBSM_SA_COMP(IBSM_GIR_LID) | IBSM_SA_COMP(IBSM_GIR_BLOCK), q, 0),
@@ -851,7 +759,7 @@ START_TEST(t_pkey_qos_records)
 	const struct sa_record_desc *d = desc(IBSM_SA_ATTR_PKEY_RECORD);
 	uint8_t q[IBSM_SA_PKR_SIZE] = {0};
 	struct simenv e;
-	struct answer a;
+	struct sa_answer a;
 	uint16_t h1;
 	size_t i, n;
 
@@ -862,14 +770,14 @@ START_TEST(t_pkey_qos_records)
 			  IBSM_SA_ERR_REQ_INVALID);
 	query(&e, h1, IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_PKEY_RECORD, 0, 0, NULL, 0, &a);
 	ck_assert_uint_eq(a.status, IBSM_SA_ERR_REQ_INVALID);
-	answer_free(&a);
+	sa_answer_free(&a);
 	/* every port with a table lib/pkey.c keeps (switch ports 0 and external), 32 a block */
 	query(&e, h1, IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_PKEY_RECORD, 0, 0, NULL, SA_KEY, &a);
 	ck_assert_uint_eq(a.status, 0);
 	ck_assert_uint_eq(a.n, pkey_blocks(&e));
 	ck_assert_uint_ge(a.n, NSWITCHES + NCAPORTS);
 	for (i = 0; i < a.n; i++) {
-		const uint8_t *r = rec_at(&a, i), *t = r + 8;
+		const uint8_t *r = sa_answer_rec(&a, i), *t = r + 8;
 		const struct ibsm_port *lp =
 			fabric_port_by_lid(&e.sm->fabric, (uint16_t)sa_get(d, r, IBSM_PKR_LID));
 		const struct ibsm_port *p;
@@ -884,7 +792,7 @@ START_TEST(t_pkey_qos_records)
 		for (k = 0; k < 32 && b * 32 + k < n; k++)
 			ck_assert_uint_eq(t[2 * k] << 8 | t[2 * k + 1], tbl[b * 32 + k]);
 	}
-	answer_free(&a);
+	sa_answer_free(&a);
 	sa_set(d, q, IBSM_PKR_LID, lid_of(&e, "leaf2", 0));
 	sa_set(d, q, IBSM_PKR_PORT, 0);
 	sa_set(d, q, IBSM_PKR_BLOCK, 0);
@@ -892,8 +800,8 @@ START_TEST(t_pkey_qos_records)
 	      IBSM_SA_COMP(IBSM_PKR_LID) | IBSM_SA_COMP(IBSM_PKR_PORT) | IBSM_SA_COMP(IBSM_PKR_BLOCK),
 	      q, SA_KEY, &a);
 	ck_assert_uint_eq(a.status, 0);
-	ck_assert_uint_eq(sa_get(d, rec_at(&a, 0), IBSM_PKR_PORT), 0);
-	answer_free(&a);
+	ck_assert_uint_eq(sa_get(d, sa_answer_rec(&a, 0), IBSM_PKR_PORT), 0);
+	sa_answer_free(&a);
 	sa_set(d, q, IBSM_PKR_BLOCK, 40); /* past every table */
 	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_PKEY_RECORD,
 				     IBSM_SA_COMP(IBSM_PKR_LID) | IBSM_SA_COMP(IBSM_PKR_BLOCK), q,
@@ -905,8 +813,8 @@ START_TEST(t_pkey_qos_records)
 	query(&e, h1, IBSM_METHOD_GET, IBSM_SA_ATTR_PKEY_RECORD, 0,
 	      IBSM_SA_COMP(IBSM_PKR_LID) | IBSM_SA_COMP(IBSM_PKR_BLOCK), q, SA_KEY, &a);
 	ck_assert_uint_eq(a.status, 0);
-	ck_assert_uint_eq(sa_get(d, rec_at(&a, 0), IBSM_PKR_PORT), 1);
-	answer_free(&a);
+	ck_assert_uint_eq(sa_get(d, sa_answer_rec(&a, 0), IBSM_PKR_PORT), 1);
+	sa_answer_free(&a);
 
 	/* QoS tables ibsmd does not know: no records */
 	ck_assert_uint_eq(get_status(&e, h1, IBSM_SA_ATTR_SL2VL_RECORD, 0, NULL, 0),
@@ -977,7 +885,7 @@ START_TEST(t_lmc_ranges)
 	uint8_t q[IBSM_SA_NR_SIZE] = {0}, qp[IBSM_SA_PIR_SIZE] = {0};
 	struct ibsm_nodeinfo ni;
 	struct simenv e;
-	struct answer a;
+	struct sa_answer a;
 	char err[256], dsc[65];
 	uint16_t base, lid, h2;
 
@@ -997,27 +905,27 @@ START_TEST(t_lmc_ranges)
 	query(&e, h2 + 1, IBSM_METHOD_GET, IBSM_SA_ATTR_NODE_RECORD, 0, IBSM_SA_COMP(IBSM_NR_LID), q,
 	      0, &a);
 	ck_assert_uint_eq(a.status, 0);
-	sa_node_record_decode(rec_at(&a, 0), &lid, &ni, dsc);
+	sa_node_record_decode(sa_answer_rec(&a, 0), &lid, &ni, dsc);
 	ck_assert_uint_eq(lid, base);
 	ck_assert_str_eq(dsc, "h4");
-	answer_free(&a);
+	sa_answer_free(&a);
 	/* PortInfoRecord by base + 2 */
 	sa_set(dp, qp, IBSM_PIR_LID, base + 2);
 	query(&e, h2 + 2, IBSM_METHOD_GET, IBSM_SA_ATTR_PORTINFO_RECORD, 0,
 	      IBSM_SA_COMP(IBSM_PIR_LID), qp, 0, &a);
 	ck_assert_uint_eq(a.status, 0);
-	ck_assert_uint_eq(sa_get(dp, rec_at(&a, 0), IBSM_PIR_LID), base);
-	ck_assert_uint_eq(sa_get(dp, rec_at(&a, 0), IBSM_PIR_LMC), 2);
-	answer_free(&a);
+	ck_assert_uint_eq(sa_get(dp, sa_answer_rec(&a, 0), IBSM_PIR_LID), base);
+	ck_assert_uint_eq(sa_get(dp, sa_answer_rec(&a, 0), IBSM_PIR_LMC), 2);
+	sa_answer_free(&a);
 	/* switches keep LMC 0 (lmc_esp0 off): the LID after a switch's is not its */
 	sa_set(dn, q, IBSM_NR_LID, lid_of(&e, "leaf2", 0) + 1);
 	query(&e, h2, IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_NODE_RECORD, 0, IBSM_SA_COMP(IBSM_NR_LID),
 	      q, 0, &a);
 	if (a.n) {
-		sa_node_record_decode(rec_at(&a, 0), &lid, &ni, dsc);
+		sa_node_record_decode(sa_answer_rec(&a, 0), &lid, &ni, dsc);
 		ck_assert_str_ne(dsc, "leaf2");
 	}
-	answer_free(&a);
+	sa_answer_free(&a);
 	simenv_fini(&e);
 }
 END_TEST

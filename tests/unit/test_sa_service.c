@@ -17,6 +17,7 @@
 #include "mad/bits.h"
 #include "mad/rmpp.h"
 #include "mad/sa.h"
+#include "saclient.h"
 #include "simenv.h"
 #include "sm.h"
 #include "util.h"
@@ -34,136 +35,6 @@ static const char *const net =
 #define SR_RID  (IBSM_SA_COMP(IBSM_SR_ID) | IBSM_SA_COMP(IBSM_SR_GID))
 #define SR_FULL (SR_RID | IBSM_SA_COMP(IBSM_SR_PKEY) | IBSM_SA_COMP(IBSM_SR_LEASE) | \
 		 IBSM_SA_COMP(IBSM_SR_KEY) | IBSM_SA_COMP(IBSM_SR_NAME))
-
-/* --- a small SA client on the fake fabric --- */
-
-struct client {
-	struct simenv *e;
-	uint16_t lid;
-	uint32_t tid;
-	struct rmpp_receiver *rx;
-	bool done;
-	int rc;
-};
-
-struct answer {
-	uint16_t status;
-	uint8_t method;
-	size_t n;      /* records */
-	size_t stride; /* bytes per record */
-	uint8_t *recs;
-};
-
-static struct client cl;
-
-static int cl_send(void *ctx, const uint8_t *mad, size_t len)
-{
-	struct client *c = ctx;
-
-	fakefab_inject(c->e->ff, mad, len, c->lid);
-	return 0;
-}
-
-static void cl_answer(void *arg, const uint8_t *mad, size_t len)
-{
-	struct client *c = arg;
-	int rc;
-
-	if (c->done || !c->rx || len < IBSM_SA_DATA_OFF || mad[1] != IBSM_CLASS_SA ||
-	    mad_tid32(mad) != c->tid)
-		return;
-	rc = rmpp_recv_input(c->rx, mad, len);
-	if (rc == RMPP_RECV_MORE)
-		return;
-	c->done = true;
-	c->rc = rc;
-}
-
-static void tick_cb(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	(void)arg;
-}
-
-/* run the loop until *flag or ms pass; returns *flag */
-static bool run_until(struct simenv *e, const bool *flag, unsigned ms)
-{
-	struct event *tick = event_new(e->base, -1, EV_PERSIST, tick_cb, NULL);
-	struct timeval tv = {0, 5000};
-	uint64_t end = now_ms() + ms;
-
-	event_add(tick, &tv);
-	while ((!flag || !*flag) && now_ms() < end)
-		event_base_loop(e->base, EVLOOP_ONCE);
-	event_free(tick);
-	return flag && *flag;
-}
-
-static void sa_build(uint8_t *mad, uint8_t method, uint16_t attr, uint32_t tid, uint64_t sm_key,
-		     uint64_t mask, const uint8_t *rec, size_t len)
-{
-	struct ibsm_mad_hdr h = {.base_version = 1, .mgmt_class = IBSM_CLASS_SA,
-				 .class_version = IBSM_SA_CLASS_VERSION, .method = method,
-				 .tid = tid, .attr_id = attr};
-	struct ibsm_sa_hdr sh = {.sm_key = sm_key, .comp_mask = mask};
-
-	memset(mad, 0, IBSM_MAD_SIZE);
-	mad_hdr_encode(mad, &h);
-	sa_hdr_encode(mad, NULL, &sh);
-	if (rec)
-		memcpy(mad + IBSM_SA_DATA_OFF, rec, len);
-}
-
-/* one request from lid, its answer in a (free a->recs) */
-static void sa_call(struct simenv *e, uint16_t lid, uint8_t method, uint16_t attr,
-		    uint64_t sm_key, uint64_t mask, const uint8_t *rec, size_t rec_len,
-		    struct answer *a)
-{
-	static uint32_t tid = 0x100;
-	uint8_t mad[IBSM_MAD_SIZE];
-	struct ibsm_mad_hdr h;
-	struct ibsm_sa_hdr sh;
-	const uint8_t *hdr, *p;
-	size_t len;
-
-	memset(a, 0, sizeof(*a));
-	cl.e = e;
-	cl.lid = lid;
-	cl.tid = ++tid;
-	cl.done = false;
-	cl.rx = rmpp_recv_new(NULL, cl_send, &cl);
-	fakefab_on_answer(e->ff, cl_answer, &cl);
-	sa_build(mad, method, attr, cl.tid, sm_key, mask, rec, rec_len);
-	fakefab_inject(e->ff, mad, sizeof(mad), lid);
-	ck_assert_msg(run_until(e, &cl.done, 3000), "no answer to method 0x%02x attr 0x%04x",
-		      method, attr);
-	ck_assert_int_eq(cl.rc, RMPP_RECV_DONE);
-	hdr = rmpp_recv_header(cl.rx);
-	ck_assert_ptr_nonnull(hdr);
-	mad_hdr_decode(hdr, IBSM_SA_DATA_OFF, &h);
-	sa_hdr_decode(hdr, IBSM_SA_DATA_OFF, NULL, &sh);
-	a->status = h.status;
-	a->method = h.method;
-	p = rmpp_recv_payload(cl.rx, &len);
-	if (h.method == IBSM_METHOD_GET_TABLE_RESP) {
-		a->stride = sh.attr_offset * 8u;
-		a->n = a->stride ? len / a->stride : 0;
-	} else {
-		a->stride = len;
-		a->n = h.status ? 0 : 1;
-	}
-	a->recs = malloc(len ? len : 1);
-	memcpy(a->recs, p, len);
-	rmpp_recv_del(cl.rx);
-	cl.rx = NULL;
-}
-
-static const uint8_t *rec_at(const struct answer *a, size_t i)
-{
-	ck_assert_uint_lt(i, a->n);
-	return a->recs + i * a->stride;
-}
 
 /* --- the fabric and its hosts --- */
 
@@ -215,7 +86,7 @@ static uint16_t svc_call(struct simenv *e, const char *host, uint8_t method,
 			 struct ibsm_service_rec *out)
 {
 	uint8_t rec[IBSM_SA_SR_SIZE];
-	struct answer a;
+	struct sa_answer a;
 	uint16_t st;
 
 	service_rec_encode(rec, s);
@@ -238,7 +109,7 @@ static size_t svc_table(struct simenv *e, const char *host, uint64_t sm_key,
 			struct ibsm_service_rec *out, size_t max)
 {
 	uint8_t rec[IBSM_SA_SR_SIZE] = {0};
-	struct answer a;
+	struct sa_answer a;
 	size_t i, n;
 
 	if (q)
@@ -250,7 +121,7 @@ static size_t svc_table(struct simenv *e, const char *host, uint64_t sm_key,
 	if (a.n)
 		ck_assert_uint_eq(a.stride, 176);
 	for (i = 0; i < a.n && i < max; i++)
-		service_rec_decode(rec_at(&a, i), &out[i]);
+		service_rec_decode(sa_answer_rec(&a, i), &out[i]);
 	n = a.n;
 	free(a.recs);
 	return n;
@@ -268,7 +139,7 @@ START_TEST(t_register_query_update_delete)
 	struct simenv e;
 	struct ibsm_service_rec s, t, out[4];
 	uint8_t rec[IBSM_SA_SR_SIZE];
-	struct answer a;
+	struct sa_answer a;
 
 	up(&e);
 	service(&e, "h2", 0x1000, "svc-a", INF, 0x11, &s);
@@ -337,7 +208,7 @@ START_TEST(t_refusals)
 	struct simenv e;
 	struct ibsm_service_rec s, other, out[2];
 	uint8_t rec[IBSM_SA_SR_SIZE];
-	struct answer a;
+	struct sa_answer a;
 
 	up(&e);
 	service(&e, "h2", 0x2000, "keyed", INF, 0x5a, &s);
@@ -407,14 +278,14 @@ START_TEST(t_lease_expiry)
 	ck_assert_uint_eq(out[2].lease, INF);
 	/* a renewal restarts the lease */
 	t0 = now_ms();
-	run_until(&e, NULL, 600);
+	simenv_run_until(&e, NULL, 600);
 	service(&e, "h2", 0x3000, "short", 1, 0, &s);
 	ck_assert_uint_eq(svc_call(&e, "h2", IBSM_METHOD_SET, &s, SR_FULL, NO_KEY, NULL), 0);
-	run_until(&e, NULL, 600);
+	simenv_run_until(&e, NULL, 600);
 	ck_assert_uint_eq(svc_table(&e, "h4", NO_KEY, NULL, 0, out, 4), 3);
 	ck_assert_uint_ge(now_ms() - t0, 1100);
 	/* and then it runs out */
-	run_until(&e, NULL, 700);
+	simenv_run_until(&e, NULL, 700);
 	ck_assert_uint_eq(svc_table(&e, "h4", NO_KEY, NULL, 0, out, 4), 2);
 	ck_assert_str_eq(out[0].name, "forever");
 	ck_assert_str_eq(out[1].name, "default");
