@@ -281,14 +281,21 @@ static struct ibsm_routes *updn_checked(const struct ibsm_topo *t, const uint64_
 
 /* --- golden tables --- */
 
+/* the verifier's verdict as a line, then one line per LFT entry */
 static char *lft_text(const struct ibsm_topo *t, const struct ibsm_routes *r)
 {
+	struct verify_opts vo = {.credit_loops = true, .credit_loops_fatal = true};
+	struct verify_report rep;
 	size_t cap = 4096, len = 0;
 	char *buf = malloc(cap);
 	uint32_t s;
 	unsigned l;
 
-	buf[0] = '\0';
+	verify_routes(t, r, &vo, &rep);
+	len = (size_t)snprintf(buf, cap,
+			       "# verifier: ok %d unreachable %" PRIu64 " looping %" PRIu64
+			       " credit_loop %d\n",
+			       rep.ok, rep.unreachable, rep.looping, rep.credit_loop);
 	for (s = 0; s < t->nsw; s++) {
 		for (l = 1; l <= t->max_lid; l++) {
 			uint8_t p = routes_lft(r, s)[l];
@@ -346,6 +353,27 @@ static const struct {
     {"fattree-k4.net", "fattree-k4.roots", "fattree-k4-roots"},
     {"fattree-k4.net", "fattree-k4-odd.roots", "fattree-k4-odd-roots"},
 };
+
+/* minhop over the same fabrics: the verifier finds the credit loops of
+ * rings, tori and random graphs (so the daemon never programs them) */
+static const char *const golden_minhop[] = {"ring4", "torus3x3", "random10", "leafspine3x4",
+					    "leafspine-parallel", "fattree-k4"};
+
+START_TEST(t_golden_minhop)
+{
+	char path[512];
+	struct ibsm_topo *t;
+	struct ibsm_routes *r;
+
+	snprintf(path, sizeof(path), "%s/updn/%s.net", GOLDEN, golden_minhop[_i]);
+	t = load_net(path, 0);
+	r = routes_new(t);
+	ck_assert_int_eq(minhop_route(t, r), 0);
+	golden_compare(t, r, "minhop", golden_minhop[_i]);
+	routes_del(r);
+	topo_del(t);
+}
+END_TEST
 
 START_TEST(t_golden_updn)
 {
@@ -1174,6 +1202,8 @@ static Suite *updn_suite(void)
 	tcase_add_checked_fixture(tu, setup, teardown);
 	tcase_set_timeout(tu, 120);
 	tcase_add_loop_test(tu, t_golden_updn, 0, sizeof(golden_updn) / sizeof(golden_updn[0]));
+	tcase_add_loop_test(tu, t_golden_minhop, 0,
+			    sizeof(golden_minhop) / sizeof(golden_minhop[0]));
 	tcase_add_test(tu, t_shipped_fabrics);
 	tcase_add_test(tu, t_fat_tree_quality);
 	tcase_add_test(tu, t_auto_roots);
