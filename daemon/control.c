@@ -11,27 +11,44 @@
  *   escapes it inside strings, so the next LF is exactly where the next
  *   request starts);
  * - replies are backpressured: while a client's pending output is at or
- *   above max_output its input is not read (so no new replies are built),
- *   and reading resumes once the output has drained. One reply is always
- *   queued whole, however large, so a big view never fails;
+ *   above its limit (max_output; with many clients, their share of
+ *   256 MiB, but at least 64 KiB: out_limit()) its input is not read (so no
+ *   new replies are built), and reading resumes once the output has
+ *   drained. One reply is always queued whole, however large, so a big
+ *   view never fails;
  * - events cannot wait, so a subscriber whose pending output would go past
- *   max_output is disconnected;
- * - a non-subscribed client that sends nothing for idle_sec, or whose
- *   output makes no progress for idle_sec, is disconnected;
- * - beyond max_clients a new connection gets one "busy" error line and is
- *   closed at once.
+ *   its limit is disconnected; so is one whose output makes no progress
+ *   for idle_sec (it may have paused itself with requests);
+ * - a non-subscribed client that sends no request for idle_sec (blank
+ *   lines do not count), or whose output makes no progress for idle_sec,
+ *   is disconnected;
+ * - a request must be complete (its LF received) within request_sec of its
+ *   first byte, subscriber or not: a client that trickles bytes (slowloris)
+ *   gets a "timeout" error and is closed. One timer per client carries both
+ *   deadlines;
+ * - beyond max_clients, or out of descriptors, a client that is not being
+ *   served (idle between requests, else trickling one) is closed to make
+ *   room for the new one (evict_victim()); when every client is being
+ *   served or subscribed, the new connection gets one "busy" error line and
+ *   is closed at once (out of descriptors, a spare one is given up to
+ *   accept it), so accept never stalls with clients piling up in the
+ *   backlog.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/queue.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -50,6 +67,11 @@
 #define CTL_DEF_MAX_CLIENTS 1024
 #define CTL_DEF_IDLE_SEC    60
 #define CTL_DEF_MAX_OUTPUT  (4 * 1024 * 1024)
+#define CTL_DEF_REQUEST_SEC 10
+#define CTL_OUTPUT_BUDGET   ((size_t)256 << 20) /* shared by every client's pending output */
+#define CTL_OUTPUT_MIN	    (64 * 1024)		/* ... but never less than this each */
+#define CTL_FD_RESERVE	    64			/* descriptors kept for the rest of the daemon */
+#define CTL_FD_CEILING	    (1 << 20)
 #define CTL_ACCEPT_RETRY_MS 100
 
 struct ctl_client {
@@ -57,8 +79,11 @@ struct ctl_client {
 	struct ctl_server *srv;	 /* not owned */
 	struct bufferevent *bev; /* owned, closes the fd; NULL once closed */
 	struct ctl_peer peer;
-	unsigned busy; /* > 0 while a frame below us uses the client */
-	bool dead;     /* closed; freed when busy drops to 0 */
+	struct event *timer;	/* owned: idle and request deadlines */
+	uint64_t idle_since;	/* ms: connect, last request, or output drained */
+	uint64_t partial_since; /* ms: an unfinished request line began; 0 none */
+	unsigned busy;		/* > 0 while a frame below us uses the client */
+	bool dead;		/* closed; freed when busy drops to 0 */
 	bool subscribed;
 	bool paused;  /* input not read until the output drains */
 	bool discard; /* dropping the rest of a too-long line */
@@ -71,6 +96,7 @@ struct ctl_server {
 	struct event_base *base;	 /* not owned */
 	struct evconnlistener *listener; /* owned, closes the listening fd */
 	struct event *accept_retry;	 /* re-enables accept after EMFILE & co */
+	int spare_fd;			 /* given up to accept-and-refuse at EMFILE */
 	char *path;
 	dev_t sock_dev; /* the socket file we made, so ctl_del */
 	ino_t sock_ino; /* unlinks only that one */
@@ -83,6 +109,7 @@ struct ctl_server {
 	struct ctl_client_list clients;
 	unsigned nclients;
 	unsigned nsubs;
+	unsigned long evicted; /* clients closed to make room */
 	struct ratelimit rl;
 };
 
@@ -107,14 +134,36 @@ static void safe_copy(char *dst, size_t dstlen, const char *src)
 	dst[i] = '\0';
 }
 
+/*
+ * The output a client may have pending: max_output, or with many clients
+ * their share of CTL_OUTPUT_BUDGET, so that a thousand subscribers that do
+ * not read cannot hold max_output each (4 GiB by default).
+ */
+static size_t out_limit(const struct ctl_server *s)
+{
+	size_t share = CTL_OUTPUT_BUDGET / (s->nclients ? s->nclients : 1);
+
+	if (share < CTL_OUTPUT_MIN)
+		share = CTL_OUTPUT_MIN;
+	return share < s->lim.max_output ? share : s->lim.max_output;
+}
+
 static size_t client_outlen(const struct ctl_client *c)
 {
 	return evbuffer_get_length(bufferevent_get_output(c->bev));
 }
 
+/* the spare descriptor, given up at EMFILE, back when one is free again */
+static void spare_take(struct ctl_server *s)
+{
+	if (s->spare_fd < 0)
+		s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
 static void client_close(struct ctl_client *c, const char *why)
 {
 	struct ctl_server *s = c->srv;
+	evutil_socket_t fd;
 
 	if (c->dead)
 		return;
@@ -125,8 +174,20 @@ static void client_close(struct ctl_client *c, const char *why)
 	s->nclients--;
 	if (c->subscribed)
 		s->nsubs--;
+	/*
+	 * libevent closes a freed bufferevent's socket only later, from a
+	 * finalizer; out of descriptors, the next client needs it now. Detach
+	 * the socket (its events leave epoll) and close it here.
+	 */
+	fd = bufferevent_getfd(c->bev);
+	bufferevent_setfd(c->bev, -1);
 	bufferevent_free(c->bev);
 	c->bev = NULL;
+	if (fd >= 0)
+		evutil_closesocket(fd);
+	event_free(c->timer);
+	c->timer = NULL;
+	spare_take(s);
 	if (!c->busy)
 		free(c);
 }
@@ -152,6 +213,27 @@ static bool client_write_json(struct ctl_client *c, const json_t *j)
 static json_t *error_object(const char *code, const char *msg)
 {
 	return json_pack("{s:s, s:s}", "code", code, "message", msg);
+}
+
+/*
+ * One error line written straight to a socket whose output is empty, for
+ * a connection about to be closed (nothing queued can come after it).
+ * Best effort: a full socket buffer loses it.
+ */
+static void send_error_now(evutil_socket_t fd, const char *code, const char *msg)
+{
+	json_t *rep = json_pack("{s:b, s:o}", "ok", 0, "error", error_object(code, msg));
+	char *txt = json_dumps(rep, JSON_COMPACT);
+	size_t n;
+
+	json_decref(rep);
+	if (!txt)
+		return;
+	n = strlen(txt);
+	txt[n] = '\n'; /* json_dumps allocated n + 1 bytes */
+	if (send(fd, txt, n + 1, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		log_debug("control: %s reply: %s", code, strerror(errno));
+	free(txt);
 }
 
 /* reply to one request: result (stolen) when code is NULL, else an error */
@@ -191,6 +273,67 @@ static void client_replyf(struct ctl_client *c, json_t *id, const char *code, co
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	client_reply(c, id, NULL, code, msg);
+}
+
+/* ---- deadlines ---- */
+
+/* the output side has its own watch: the bufferevent's write timeout */
+static bool client_writing(const struct ctl_client *c)
+{
+	return c->paused || c->eof || client_outlen(c) > 0;
+}
+
+/*
+ * Arm the timer for the deadline that applies now: finishing the request
+ * begun, else (not for subscribers) the idle limit; none while replies are
+ * going out (client_write_cb calls this again once they are out).
+ */
+static void client_schedule(struct ctl_client *c)
+{
+	const struct ctl_limits *lim = &c->srv->lim;
+	uint64_t now = now_ms(), due;
+	struct timeval tv;
+
+	if (c->dead)
+		return;
+	if (client_writing(c) || (!c->partial_since && c->subscribed)) {
+		evtimer_del(c->timer);
+		return;
+	}
+	if (c->partial_since)
+		due = c->partial_since + (uint64_t)lim->request_sec * 1000;
+	else
+		due = c->idle_since + (uint64_t)lim->idle_sec * 1000;
+	due = due > now ? due - now : 0;
+	tv.tv_sec = (time_t)(due / 1000);
+	tv.tv_usec = (suseconds_t)(due % 1000) * 1000;
+	evtimer_add(c->timer, &tv);
+}
+
+static void client_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ctl_client *c = arg;
+	struct ctl_server *s = c->srv;
+	uint64_t now = now_ms();
+	char msg[96];
+
+	if (client_writing(c))
+		return; /* rescheduled once the output drains */
+	if (c->partial_since && now >= c->partial_since + (uint64_t)s->lim.request_sec * 1000) {
+		log_rl(&s->rl, IBSM_LOG_INFO,
+		       "control: client pid %ld uid %lu: request not finished in %u s, closed",
+		       (long)c->peer.pid, (unsigned long)c->peer.uid, s->lim.request_sec);
+		snprintf(msg, sizeof(msg), "request not finished within %u s", s->lim.request_sec);
+		send_error_now(bufferevent_getfd(c->bev), "timeout", msg);
+		client_close(c, "request timeout");
+		return;
+	}
+	if (!c->partial_since && !c->subscribed &&
+	    now >= c->idle_since + (uint64_t)s->lim.idle_sec * 1000) {
+		client_close(c, "idle");
+		return;
+	}
+	client_schedule(c);
 }
 
 /* ---- privileges ---- */
@@ -320,10 +463,10 @@ static void client_subscribe(struct ctl_client *c, json_t *id)
 	struct ctl_server *s = c->srv;
 
 	if (!c->subscribed) {
+		/* an event stream is silent by nature: no idle limit; the write
+		 * timeout stays, for output that makes no progress */
 		c->subscribed = true;
 		s->nsubs++;
-		/* an event stream is silent by nature: no idle or stall timeout */
-		bufferevent_set_timeouts(c->bev, NULL, NULL);
 	}
 	client_reply(c, id, json_pack("{s:b}", "subscribed", 1), NULL, NULL);
 }
@@ -434,6 +577,7 @@ static void client_process(struct ctl_client *c)
 {
 	struct ctl_server *s = c->srv;
 	struct evbuffer *in = bufferevent_get_input(c->bev);
+	bool took = false; /* a line was consumed: any leftover is a new one */
 	size_t len, left;
 	char *line;
 
@@ -444,7 +588,7 @@ static void client_process(struct ctl_client *c)
 				break;
 			continue;
 		}
-		if (client_outlen(c) >= s->lim.max_output) {
+		if (client_outlen(c) >= out_limit(s)) {
 			/* resumed by the write callback once the output is empty */
 			c->paused = true;
 			bufferevent_disable(c->bev, EV_READ);
@@ -465,10 +609,14 @@ static void client_process(struct ctl_client *c)
 			line[left] = '\0';
 			len = left;
 		}
-		if (len > s->lim.max_request)
+		took = true;
+		if (len > s->lim.max_request) {
 			client_too_large(c);
-		else if (!line_is_blank(line, len))
+			c->idle_since = now_ms();
+		} else if (!line_is_blank(line, len)) {
 			client_request(c, line, len);
+			c->idle_since = now_ms();
+		}
 		free(line);
 	}
 	c->busy--;
@@ -477,9 +625,17 @@ static void client_process(struct ctl_client *c)
 			free(c);
 		return;
 	}
+	/* the request deadline runs from the first byte of an unfinished line */
+	if (c->paused || (!c->discard && evbuffer_get_length(in) == 0)) {
+		c->partial_since = 0;
+	} else if (took || !c->partial_since) {
+		c->partial_since = now_ms();
+	}
 	/* after EOF: close once every reply is out */
 	if (c->eof && !c->paused && client_outlen(c) == 0)
 		client_close(c, "end of input");
+	else
+		client_schedule(c);
 }
 
 /* ---- bufferevent callbacks ---- */
@@ -494,6 +650,8 @@ static void client_write_cb(struct bufferevent *bev, void *arg)
 {
 	struct ctl_client *c = arg;
 
+	/* a client waiting for a long reply was not idle meanwhile */
+	c->idle_since = now_ms();
 	if (c->paused) {
 		c->paused = false;
 		if (!c->eof)
@@ -501,6 +659,8 @@ static void client_write_cb(struct bufferevent *bev, void *arg)
 		client_process(c);
 	} else if (c->eof) {
 		client_close(c, "end of input");
+	} else {
+		client_schedule(c);
 	}
 }
 
@@ -516,7 +676,7 @@ static void client_event_cb(struct bufferevent *bev, short what, void *arg)
 		bufferevent_set_timeouts(c->bev, NULL, &tv);
 		client_process(c);
 	} else if (what & BEV_EVENT_TIMEOUT) {
-		client_close(c, (what & BEV_EVENT_READING) ? "idle" : "output stalled");
+		client_close(c, "output stalled");
 	} else if (what & BEV_EVENT_ERROR) {
 		client_close(c, strerror(EVUTIL_SOCKET_ERROR()));
 	}
@@ -525,27 +685,70 @@ static void client_event_cb(struct bufferevent *bev, short what, void *arg)
 /* ---- accepting ---- */
 
 /* one error line on a fresh socket (its send buffer is empty), then close */
-static void refuse_busy(struct ctl_server *s, evutil_socket_t fd)
+static void refuse_busy(struct ctl_server *s, evutil_socket_t fd, const char *why)
 {
 	char msg[128];
-	json_t *rep;
-	char *txt;
 
-	snprintf(msg, sizeof(msg), "too many clients (%u)", s->lim.max_clients);
-	rep = json_pack("{s:b, s:o}", "ok", 0, "error", error_object("busy", msg));
-	txt = json_dumps(rep, JSON_COMPACT);
-	json_decref(rep);
-	if (txt) {
-		size_t n = strlen(txt);
-
-		txt[n] = '\n'; /* json_dumps allocated n + 1 bytes */
-		if (send(fd, txt, n + 1, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
-			log_debug("control: busy reply: %s", strerror(errno));
-		free(txt);
-	}
+	snprintf(msg, sizeof(msg), "too many clients (%u%s%s)", s->nclients, why ? ", " : "",
+		 why ? why : "");
+	send_error_now(fd, "busy", msg);
 	evutil_closesocket(fd);
-	log_rl(&s->rl, IBSM_LOG_WARN, "control: %s: refused a client: %u clients already", s->path,
-	       s->nclients);
+	log_rl(&s->rl, IBSM_LOG_WARN, "control: %s: refused a client: %u clients already%s%s",
+	       s->path, s->nclients, why ? ", " : "", why ? why : "");
+}
+
+/*
+ * Bytes the peer sent that the loop has not read yet: a client just
+ * accepted has its request there, and is not idle (when evictions churn,
+ * it may well be the oldest "idle" one).
+ */
+static bool client_has_input(const struct ctl_client *c)
+{
+	int n = 0;
+
+	return ioctl(bufferevent_getfd(c->bev), FIONREAD, &n) == 0 && n > 0;
+}
+
+/*
+ * When full, the client that has waited longest without being served
+ * makes room: one idle between requests (oldest first), else one that has
+ * been trickling a request the longest. Subscribers, clients with replies
+ * going out, or in the middle of a request, are never taken. So a pile of
+ * silent or slow connections cannot lock out the next client; only
+ * clients that are actually served (or read events) fill the table.
+ * NULL when there is none.
+ */
+static struct ctl_client *evict_victim(struct ctl_server *s)
+{
+	struct ctl_client *c, *idle = NULL, *partial = NULL;
+
+	for (c = TAILQ_FIRST(&s->clients); c; c = TAILQ_NEXT(c, entry)) {
+		if (c->subscribed || c->busy || client_writing(c))
+			continue;
+		if (c->partial_since || c->discard) {
+			if (!partial || c->partial_since < partial->partial_since)
+				partial = c;
+		} else if ((!idle || c->idle_since < idle->idle_since) && !client_has_input(c)) {
+			idle = c;
+		}
+	}
+	return idle ? idle : partial;
+}
+
+/* make room for one more client; false when nobody can be evicted */
+static bool evict_one(struct ctl_server *s)
+{
+	struct ctl_client *v = evict_victim(s);
+
+	if (!v)
+		return false;
+	log_rl(&s->rl, IBSM_LOG_INFO,
+	       "control: %u clients: pid %ld uid %lu, %s, closed to make room", s->nclients,
+	       (long)v->peer.pid, (unsigned long)v->peer.uid,
+	       v->partial_since ? "slowest request" : "longest idle");
+	s->evicted++;
+	client_close(v, "evicted");
+	return true;
 }
 
 static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int salen,
@@ -555,28 +758,69 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
 	struct timeval tv = {.tv_sec = s->lim.idle_sec};
 	struct ctl_client *c;
 
-	if (s->nclients >= s->lim.max_clients) {
-		refuse_busy(s, fd);
+	if (s->nclients >= s->lim.max_clients && !evict_one(s)) {
+		refuse_busy(s, fd, NULL);
 		return;
 	}
 	c = xcalloc(1, sizeof(*c));
 	c->srv = s;
 	peer_credentials(s, fd, &c->peer);
 	c->bev = bufferevent_socket_new(s->base, fd, BEV_OPT_CLOSE_ON_FREE);
-	if (!c->bev) {
+	c->timer = evtimer_new(s->base, client_timer_cb, c);
+	if (!c->bev || !c->timer) {
 		log_rl(&s->rl, IBSM_LOG_WARN, "control: %s: cannot set up a client", s->path);
-		evutil_closesocket(fd);
+		if (c->bev)
+			bufferevent_free(c->bev);
+		else
+			evutil_closesocket(fd);
+		if (c->timer)
+			event_free(c->timer);
 		free(c);
 		return;
 	}
 	bufferevent_setcb(c->bev, client_read_cb, client_write_cb, client_event_cb, c);
-	bufferevent_set_timeouts(c->bev, &tv, &tv);
+	/* only the output side: the timer watches input, where a byte a
+	 * second must not count as activity */
+	bufferevent_set_timeouts(c->bev, NULL, &tv);
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 	TAILQ_INSERT_TAIL(&s->clients, c, entry);
 	s->nclients++;
+	c->idle_since = now_ms();
+	client_schedule(c);
 	log_debug("control: client pid %ld uid %lu gid %lu connected%s", (long)c->peer.pid,
 		  (unsigned long)c->peer.uid, (unsigned long)c->peer.gid,
 		  c->peer.privileged ? " (privileged)" : "");
+}
+
+/*
+ * Out of descriptors (accept() says EMFILE even with nobody waiting): give
+ * up the spare descriptor to accept the client, if there is one; take it
+ * when another can be evicted, else tell it and close it. The spare comes
+ * back once a descriptor is free (an evicted client's is closed by
+ * libevent a little later). false when the listener should pause.
+ */
+static bool accept_out_of_fds(struct ctl_server *s, struct evconnlistener *l)
+{
+	evutil_socket_t fd;
+
+	spare_take(s);
+	if (s->spare_fd < 0)
+		return false;
+	close(s->spare_fd);
+	s->spare_fd = -1;
+	fd = accept4(evconnlistener_get_fd(l), NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0) {
+		bool none = errno == EAGAIN || errno == EWOULDBLOCK; /* nobody was waiting */
+
+		spare_take(s);
+		return none;
+	}
+	if (evict_one(s))
+		accept_cb(l, fd, NULL, 0, s);
+	else
+		refuse_busy(s, fd, "out of file descriptors");
+	spare_take(s);
+	return true;
 }
 
 static void accept_error_cb(struct evconnlistener *l, void *arg)
@@ -585,6 +829,9 @@ static void accept_error_cb(struct evconnlistener *l, void *arg)
 	int err = EVUTIL_SOCKET_ERROR();
 	struct timeval tv = {.tv_usec = CTL_ACCEPT_RETRY_MS * 1000};
 
+	/* the listener stays enabled and calls again for the next one */
+	if (err == EMFILE && accept_out_of_fds(s, l))
+		return;
 	log_rl(&s->rl, IBSM_LOG_WARN, "control: %s: accept: %s", s->path, strerror(err));
 	/* out of descriptors or memory: the listener would spin, so pause it */
 	if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
@@ -597,6 +844,7 @@ static void accept_retry_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct ctl_server *s = arg;
 
+	spare_take(s);
 	evconnlistener_enable(s->listener);
 }
 
@@ -784,6 +1032,9 @@ struct ctl_server *ctl_new(struct event_base *base, const char *path, mode_t mod
 		s->lim.idle_sec = CTL_DEF_IDLE_SEC;
 	if (!s->lim.max_output)
 		s->lim.max_output = CTL_DEF_MAX_OUTPUT;
+	if (!s->lim.request_sec)
+		s->lim.request_sec = CTL_DEF_REQUEST_SEC;
+	s->spare_fd = -1;
 	if (action_gid != (gid_t)-1) {
 		/* looked up once here: NSS may be slow, the loop must not wait on it */
 		gr = getgrgid(action_gid);
@@ -805,6 +1056,7 @@ struct ctl_server *ctl_new(struct event_base *base, const char *path, mode_t mod
 	}
 	evconnlistener_set_error_cb(s->listener, accept_error_cb);
 	s->accept_retry = evtimer_new(base, accept_retry_cb, s);
+	s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	log_info("control: listening on %s (mode %04o%s%s)", path, (unsigned)mode,
 		 s->group_name ? ", action group " : "", s->group_name ? s->group_name : "");
 	return s;
@@ -826,6 +1078,8 @@ void ctl_del(struct ctl_server *s)
 		client_close(c, "server shutdown");
 	evconnlistener_free(s->listener);
 	event_free(s->accept_retry);
+	if (s->spare_fd >= 0)
+		close(s->spare_fd);
 	/* only our own socket file: a successor may already have replaced it */
 	if (stat(s->path, &st) == 0 && st.st_dev == s->sock_dev && st.st_ino == s->sock_ino)
 		unlink(s->path);
@@ -837,8 +1091,8 @@ void ctl_del(struct ctl_server *s)
 void ctl_publish(struct ctl_server *s, json_t *event)
 {
 	struct ctl_client *c, *next;
+	size_t len, limit = out_limit(s);
 	char *txt;
-	size_t len;
 
 	if (!s->nsubs)
 		return;
@@ -856,10 +1110,10 @@ void ctl_publish(struct ctl_server *s, json_t *event)
 		next = TAILQ_NEXT(c, entry);
 		if (!c->subscribed)
 			continue;
-		if (client_outlen(c) + len + 1 > s->lim.max_output) {
+		if (client_outlen(c) + len + 1 > limit) {
 			log_rl(&s->rl, IBSM_LOG_WARN,
 			       "control: subscriber pid %ld: over %zu bytes unread, disconnected",
-			       (long)c->peer.pid, s->lim.max_output);
+			       (long)c->peer.pid, limit);
 			client_close(c, "subscriber not reading");
 			continue;
 		}
@@ -867,6 +1121,35 @@ void ctl_publish(struct ctl_server *s, json_t *event)
 		evbuffer_add(bufferevent_get_output(c->bev), "\n", 1);
 	}
 	free(txt);
+}
+
+long ctl_raise_fd_limit(unsigned want)
+{
+	struct rlimit rl;
+	rlim_t goal;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -errno;
+	goal = rl.rlim_max == RLIM_INFINITY ? CTL_FD_CEILING : rl.rlim_max;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < goal) {
+		rlim_t old = rl.rlim_cur;
+
+		rl.rlim_cur = goal;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+			log_warn("control: cannot raise the descriptor limit from %llu to %llu",
+				 (unsigned long long)old, (unsigned long long)goal);
+			rl.rlim_cur = old;
+		} else {
+			log_info("control: descriptor limit raised from %llu to %llu",
+				 (unsigned long long)old, (unsigned long long)goal);
+		}
+	}
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (rlim_t)want + CTL_FD_RESERVE)
+		log_warnx("control: descriptor limit %llu (hard %llu) leaves less than %u for "
+			  "socket_max_clients %u: clients past it are refused as busy",
+			  (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max,
+			  CTL_FD_RESERVE, want);
+	return rl.rlim_cur == RLIM_INFINITY ? LONG_MAX : (long)rl.rlim_cur;
 }
 
 unsigned ctl_clients(const struct ctl_server *s)
@@ -877,4 +1160,47 @@ unsigned ctl_clients(const struct ctl_server *s)
 unsigned ctl_subscribers(const struct ctl_server *s)
 {
 	return s->nsubs;
+}
+
+unsigned long ctl_evicted(const struct ctl_server *s)
+{
+	return s->evicted;
+}
+
+/* --- request arguments --- */
+
+const char *ctl_arg_spec(json_t *req, const char *key, char *buf, size_t len)
+{
+	json_t *v = json_object_get(req, key);
+
+	if (json_is_string(v))
+		return json_string_value(v);
+	if (json_is_integer(v)) {
+		snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return buf;
+	}
+	return NULL;
+}
+
+bool ctl_arg_uint(json_t *req, const char *key, unsigned max, unsigned *out,
+		  struct ctl_error *err)
+{
+	json_t *v = json_object_get(req, key);
+	uint64_t x;
+
+	*out = 0;
+	if (!v)
+		return true;
+	if (json_is_integer(v) && json_integer_value(v) >= 0 &&
+	    (uint64_t)json_integer_value(v) <= max) {
+		*out = (unsigned)json_integer_value(v);
+		return true;
+	}
+	if (json_is_string(v) && parse_u64(json_string_value(v), max, &x) == 0) {
+		*out = (unsigned)x;
+		return true;
+	}
+	err->code = "bad_request";
+	snprintf(err->message, sizeof(err->message), "%s: not a number in 0..%u", key, max);
+	return false;
 }

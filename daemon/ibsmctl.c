@@ -954,6 +954,53 @@ static const struct column events_cols[] = {
     {NULL},
 };
 
+/* a member as 0x%04x (MLIDs) or 0x%08x (Q_Keys) */
+static char *hex_member(const json_t *row, const char *key, int width)
+{
+	json_int_t v = 0;
+	char buf[24];
+
+	if (!jint(json_object_get(row, key), &v))
+		return xstrdup_("-");
+	snprintf(buf, sizeof(buf), "0x%0*llx", width, (long long)v);
+	return xstrdup_(buf);
+}
+
+static char *group_mlid(const json_t *g)
+{
+	return hex_member(g, "mlid", 4);
+}
+
+static char *group_qkey(const json_t *g)
+{
+	return hex_member(g, "qkey", 8);
+}
+
+static const struct column multicast_cols[] = {
+    {"MGID", 'l', "mgid", NULL},
+    {"MLID", 'l', NULL, group_mlid},
+    {"P_KEY", 'l', "pkey", NULL},
+    {"Q_KEY", 'l', NULL, group_qkey},
+    {"MTU", 'r', "mtu", NULL},
+    {"RATE", 'r', "rate", NULL},
+    {"SL", 'r', "sl", NULL},
+    {"MEMBERS", 'r', "members", NULL},
+    {"FULL", 'r', "full", NULL},
+    {"NON", 'r', "non", NULL},
+    {"SENDONLY", 'r', "send_only", NULL},
+    {NULL},
+};
+
+static const struct column partitions_cols[] = {
+    {"NAME", 'l', "name", NULL},
+    {"P_KEY", 'l', "pkey", NULL},
+    {"IPOIB", 'l', "ipoib", NULL},
+    {"FULL", 'r', "members.full", NULL},
+    {"LIMITED", 'r', "members.limited", NULL},
+    {"LINE", 'r', "line", NULL},
+    {NULL},
+};
+
 /* key/value views: only the members whose label or format is not the generic one */
 static const struct field status_top[] = {
     {"uptime_s", "uptime", F_SECONDS},
@@ -967,6 +1014,7 @@ static const struct field status_sm[] = {
 static const struct field status_sweeps[] = {
     {"last_heavy_ms", "last heavy took", F_MS},
     {"last_heavy_age_s", "last heavy", F_AGO},
+    {"last_region_ms", "last region took", F_MS},
     {NULL},
 };
 static const struct section status_sections[] = {
@@ -1003,7 +1051,8 @@ static const struct section counters_sections[] = {
     {"MADs", "mads", NULL},	    {"Dropped", "dropped", NULL},
     {"Traps", "traps", NULL},	    {"Sweeps", "sweeps", NULL},
     {"Requests", "requests", NULL}, {"Transport", "transport", NULL},
-    {"Clients", "clients", NULL},   {NULL},
+    {"Clients", "clients", NULL},   {"M_Keys", "mkey", NULL},
+    {NULL},
 };
 
 /* a hop of a route: "leaf1 [lid 2] in 1 out 12", "host1 port 1" */
@@ -1685,6 +1734,24 @@ static const struct command commands[] = {
 	.pos = events_pos,
 	.rows = "events",
 	.cols = events_cols,
+    },
+    {
+	.name = "multicast",
+	.request = "multicast",
+	.summary = "multicast groups, MLIDs and the MFTs' state",
+	.rows = "groups",
+	.cols = multicast_cols,
+	.foot = "{count} groups, {mlids_in_use} MLIDs in use (up to {mlid_max}); MFTs clean: "
+		"{mft.clean}, blocks pending {mft.blocks_pending}, stale entries "
+		"{mft.stale_entries}",
+    },
+    {
+	.name = "partitions",
+	.request = "partitions",
+	.summary = "partitions, their members and IPoIB flag",
+	.head = "partitions from {file}, enforcement {enforce}",
+	.rows = "partitions",
+	.cols = partitions_cols,
     },
     {
 	.name = "watch",

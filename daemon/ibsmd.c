@@ -27,6 +27,7 @@
 #include "conf.h"
 #include "control.h"
 #include "log.h"
+#include "mkey.h"
 #include "offline.h"
 #include "partconf.h"
 #include "pkey.h"
@@ -111,6 +112,7 @@ static void usage(FILE *f)
 		"  -g, --guid GUID          run on the local port with this GUID\n"
 		"  -o, --once               configure the subnet once, exit 0 when it is up\n"
 		"  -p, --priority N         SM priority (0-15)\n"
+		"  -I, --inactive           start not active: answer SMInfo, never sweep\n"
 		"  -l, --lmc N              LMC (0-7)\n"
 		"  -s, --sweep SEC          light sweep interval (0: none)\n"
 		"  -t, --timeout MS         MAD transaction timeout\n"
@@ -181,43 +183,6 @@ static void bad(struct ctl_error *err, const char *code, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* a node spec member: a string, or an integer LID */
-static const char *spec_arg(json_t *req, const char *key, char *buf, size_t len)
-{
-	json_t *v = json_object_get(req, key);
-
-	if (json_is_string(v))
-		return json_string_value(v);
-	if (json_is_integer(v)) {
-		snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-		return buf;
-	}
-	return NULL;
-}
-
-/* an optional unsigned member, 0 when absent; false when it is bad */
-static bool uint_arg(json_t *req, const char *key, unsigned max, unsigned *out,
-		     struct ctl_error *err)
-{
-	json_t *v = json_object_get(req, key);
-	uint64_t x;
-
-	*out = 0;
-	if (!v)
-		return true;
-	if (json_is_integer(v) && json_integer_value(v) >= 0 &&
-	    (uint64_t)json_integer_value(v) <= max) {
-		*out = (unsigned)json_integer_value(v);
-		return true;
-	}
-	if (json_is_string(v) && parse_u64(json_string_value(v), max, &x) == 0) {
-		*out = (unsigned)x;
-		return true;
-	}
-	bad(err, "bad_request", "%s: not a number in 0..%u", key, max);
-	return false;
-}
-
 static json_t *view_result(json_t *r, struct status_err *se, struct ctl_error *err)
 {
 	if (!r)
@@ -234,8 +199,9 @@ CMD(status)
 	(void)req;
 	(void)err;
 	json_object_set_new(r, "clients",
-			    json_pack("{s:i, s:i}", "connected", ctl_clients(d->ctl), "subscribed",
-				      ctl_subscribers(d->ctl)));
+			    json_pack("{s:i, s:i, s:I}", "connected", ctl_clients(d->ctl),
+				      "subscribed", ctl_subscribers(d->ctl), "evicted",
+				      (json_int_t)ctl_evicted(d->ctl)));
 	return r;
 }
 
@@ -247,17 +213,22 @@ CMD(nodes)
 	unsigned lid;
 
 	(void)peer;
-	if ((v = json_object_get(req, "type")) && json_is_string(v))
-		flt.type = json_string_value(v);
-	if ((v = json_object_get(req, "name")) && json_is_string(v))
-		flt.name = json_string_value(v);
+	/* a filter of the wrong type is an error, not "no filter" (all nodes) */
+	if ((v = json_object_get(req, "type")) && !(flt.type = json_string_value(v))) {
+		bad(err, "bad_request", "type: not a string");
+		return NULL;
+	}
+	if ((v = json_object_get(req, "name")) && !(flt.name = json_string_value(v))) {
+		bad(err, "bad_request", "name: not a string");
+		return NULL;
+	}
 	if ((v = json_object_get(req, "guid"))) {
 		if (!json_is_string(v) || status_parse_guid(json_string_value(v), &flt.guid) < 0) {
 			bad(err, "bad_request", "guid: not a guid");
 			return NULL;
 		}
 	}
-	if (!uint_arg(req, "lid", 0xbfff, &lid, err))
+	if (!ctl_arg_uint(req, "lid", 0xbfff, &lid, err))
 		return NULL;
 	flt.lid = lid;
 	return status_nodes(d->sm, &flt);
@@ -270,7 +241,7 @@ CMD(node)
 	char buf[32];
 
 	(void)peer;
-	return view_result(status_node(d->sm, spec_arg(req, "node", buf, sizeof(buf)), &se), &se,
+	return view_result(status_node(d->sm, ctl_arg_spec(req, "node", buf, sizeof(buf)), &se), &se,
 			   err);
 }
 
@@ -281,7 +252,7 @@ CMD(ports)
 	char buf[32];
 
 	(void)peer;
-	return view_result(status_ports(d->sm, spec_arg(req, "node", buf, sizeof(buf)), &se), &se,
+	return view_result(status_ports(d->sm, ctl_arg_spec(req, "node", buf, sizeof(buf)), &se), &se,
 			   err);
 }
 
@@ -309,10 +280,10 @@ CMD(lft)
 	char buf[32];
 
 	(void)peer;
-	if (!uint_arg(req, "from", 0xbfff, &from, err) || !uint_arg(req, "to", 0xbfff, &to, err))
+	if (!ctl_arg_uint(req, "from", 0xbfff, &from, err) || !ctl_arg_uint(req, "to", 0xbfff, &to, err))
 		return NULL;
 	return view_result(
-		status_lft(d->sm, spec_arg(req, "switch", buf, sizeof(buf)), from, to, &se), &se,
+		status_lft(d->sm, ctl_arg_spec(req, "switch", buf, sizeof(buf)), from, to, &se), &se,
 		err);
 }
 
@@ -321,8 +292,8 @@ CMD(route)
 	struct daemon *d = arg;
 	struct status_err se = {0};
 	char b1[32], b2[32];
-	const char *src = spec_arg(req, "src", b1, sizeof(b1));
-	const char *dst = spec_arg(req, "dst", b2, sizeof(b2));
+	const char *src = ctl_arg_spec(req, "src", b1, sizeof(b1));
+	const char *dst = ctl_arg_spec(req, "dst", b2, sizeof(b2));
 
 	(void)peer;
 	if (!src || !dst) {
@@ -374,8 +345,9 @@ CMD(counters)
 			    json_pack("{s:I}", "receive_overruns",
 				      (json_int_t)umad_backend_overruns(d->umad)));
 	json_object_set_new(r, "clients",
-			    json_pack("{s:i, s:i}", "connected", ctl_clients(d->ctl), "subscribed",
-				      ctl_subscribers(d->ctl)));
+			    json_pack("{s:i, s:i, s:I}", "connected", ctl_clients(d->ctl),
+				      "subscribed", ctl_subscribers(d->ctl), "evicted",
+				      (json_int_t)ctl_evicted(d->ctl)));
 	return r;
 }
 
@@ -393,7 +365,7 @@ CMD(events)
 	unsigned n;
 
 	(void)peer;
-	if (!uint_arg(req, "n", 100000, &n, err))
+	if (!ctl_arg_uint(req, "n", 100000, &n, err))
 		return NULL;
 	return status_events(d->sm, n ? n : EVENTS_DEFAULT);
 }
@@ -585,6 +557,13 @@ static void on_sweep_done(void *arg, const struct ibsm_sweep_result *r)
 	}
 	if (!d->once)
 		return;
+	if (d->sm->state == IBSM_SM_STANDBY) {
+		/* another SM is master (smstate.c): there is nothing to configure */
+		log_warnx("another sm is master, nothing configured: exiting (-o)");
+		d->exit_code = 1;
+		event_base_loopexit(d->base, NULL);
+		return;
+	}
 	d->once_sweeps++;
 	if (r->ok) {
 		log_info("subnet up, exiting (-o)");
@@ -700,6 +679,7 @@ int main(int argc, char **argv)
 		{"guid", required_argument, NULL, 'g'},
 		{"once", no_argument, NULL, 'o'},
 		{"priority", required_argument, NULL, 'p'},
+		{"inactive", no_argument, NULL, 'I'},
 		{"lmc", required_argument, NULL, 'l'},
 		{"sweep", required_argument, NULL, 's'},
 		{"timeout", required_argument, NULL, 't'},
@@ -738,7 +718,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "F:c:g:op:l:s:t:n:rxR:f:L:eBJ:D:vVh?", longopts,
+	while ((opt = getopt_long(argc, argv, "F:c:g:op:Il:s:t:n:rxR:f:L:eBJ:D:vVh?", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'F':
@@ -758,6 +738,9 @@ int main(int argc, char **argv)
 			break;
 		case 'p':
 			flag_set("sm_priority", optarg);
+			break;
+		case 'I':
+			flag_set("sm_inactive", "TRUE");
 			break;
 		case 'l':
 			flag_set("lmc", optarg);
@@ -924,9 +907,17 @@ int main(int argc, char **argv)
 	/* -o is a one-shot run: no status socket unless one was asked for */
 	if (d.conf->socket_path &&
 	    !(d.once && d.conf->origin[CONF_KEY_socket_path].kind == CONF_FROM_DEFAULT)) {
+		struct ctl_limits lim = {
+			.max_clients = (unsigned)d.conf->socket_max_clients,
+			.idle_sec = (unsigned)d.conf->socket_idle_timeout,
+			.request_sec = (unsigned)d.conf->socket_request_timeout,
+			.max_output = (size_t)d.conf->socket_max_output,
+		};
+
+		ctl_raise_fd_limit(lim.max_clients);
 		d.ctl = ctl_new(d.base, d.conf->socket_path, (mode_t)d.conf->socket_mode,
 				action_group(d.conf), ctl_cmds,
-				ARRAY_SIZE(ctl_cmds), &d, NULL);
+				ARRAY_SIZE(ctl_cmds), &d, &lim);
 		if (!d.ctl)
 			log_warnx("running without a status socket");
 	}
@@ -958,6 +949,7 @@ int main(int argc, char **argv)
 
 	notify("STOPPING=1");
 	sm_save(d.sm);
+	umad_backend_set_mkey(d.umad, mkey_local_key(d.sm));
 	ctl_del(d.ctl);
 	sm_del(d.sm);
 	xport_del(d.xport);

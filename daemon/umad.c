@@ -56,6 +56,7 @@ struct ibsm_umad {
 	size_t qlen;
 	uint64_t overruns;
 	size_t umad_len;
+	uint64_t mkey; /* of the local port, for wake_receiver */
 };
 
 static int pick_port(uint64_t guid, struct umad_port_desc *d)
@@ -314,7 +315,7 @@ static void wake_receiver(struct ibsm_umad *u)
 {
 	struct ibsm_drpath local = {.cnt = 0};
 	struct ibsm_smp_req r = {.method = IBSM_METHOD_GET, .attr_id = IBSM_ATTR_NODE_INFO,
-				 .path = &local};
+				 .mkey = u->mkey, .path = &local};
 	struct ibsm_mad_addr to = {.lid = IBSM_PERMISSIVE_LID};
 	uint8_t mad[IBSM_MAD_SIZE];
 
@@ -322,6 +323,12 @@ static void wake_receiver(struct ibsm_umad *u)
 		return;
 	smp_build(mad, &r);
 	umad_send_op(u, mad, sizeof(mad), &to, 50);
+}
+
+void umad_backend_set_mkey(struct ibsm_umad *u, uint64_t mkey)
+{
+	if (u)
+		u->mkey = mkey;
 }
 
 void umad_backend_close(struct ibsm_umad *u)

@@ -33,6 +33,9 @@ struct ibsm_umad *umad_backend_open(struct event_base *base, uint64_t guid,
 extern const struct ibsm_xport_backend umad_backend_ops;
 /* received MADs go to x from now on */
 void umad_backend_attach(struct ibsm_umad *u, struct ibsm_xport *x);
+/* the M_Key of the local port, for the NodeInfo Get that wakes the receiver
+ * at close (a protected port drops it otherwise, and counts a violation) */
+void umad_backend_set_mkey(struct ibsm_umad *u, uint64_t mkey);
 /* stop the receiver, release IsSM, close the port */
 void umad_backend_close(struct ibsm_umad *u);
 /* MADs dropped because the loop fell too far behind */

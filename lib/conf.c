@@ -178,6 +178,12 @@ static int set_value(struct ibsm_conf *c, size_t i, const char *v, char *err, si
 	case CONF_STR: {
 		char **s = p;
 
+		/* longer ones would be cut when written back (ibsmd -c) and compared
+		 * (reload): refuse them */
+		if (strlen(v) > CONF_STR_MAX) {
+			snprintf(err, errlen, "%s: value longer than %d bytes", k->name, CONF_STR_MAX);
+			return -EINVAL;
+		}
 		if (check_choice(i, v) < 0) {
 			snprintf(err, errlen, "%s: \"%s\" is not an allowed value", k->name, v);
 			return -EINVAL;

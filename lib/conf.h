@@ -84,6 +84,8 @@ int conf_set(struct ibsm_conf *c, const char *key, const char *value, enum conf_
  * of errors, or -errno when the file cannot be read (also added to errs).
  */
 int conf_load_file(struct ibsm_conf *c, const char *path, struct conf_errors *errs);
+/* the longest string value, so that a formatted value fits in 512 bytes */
+#define CONF_STR_MAX 511
 /* the value of key i as text ("(null)" for unset strings) */
 void conf_format_value(const struct ibsm_conf *c, size_t i, char *buf, size_t len);
 /* write an annotated config holding c's values (all defaults for conf_new()) */

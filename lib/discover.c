@@ -66,7 +66,7 @@ void discover_start(struct sweep *sw)
 	probe(sw, NULL, 0, &local);
 }
 
-static bool nodeinfo_valid(const struct ibsm_nodeinfo *ni, char *why, size_t len)
+bool discover_nodeinfo_valid(const struct ibsm_nodeinfo *ni, char *why, size_t len)
 {
 	if (ni->base_version != 1)
 		snprintf(why, len, "base version %u", ni->base_version);
@@ -110,7 +110,7 @@ static void on_nodeinfo(struct sweep *sw, const struct sreq *q, const uint8_t *d
 		return;
 	}
 	nodeinfo_decode(data, &ni);
-	if (!nodeinfo_valid(&ni, why, sizeof(why))) {
+	if (!discover_nodeinfo_valid(&ni, why, sizeof(why))) {
 		drpath_format(&q->path, path, sizeof(path));
 		sw->incomplete++;
 		sw->sm->stats.bad_smps++;
@@ -236,10 +236,15 @@ static void on_light(struct sweep *sw, const struct sreq *q, struct ibsm_node *n
 	struct ibsm_switchinfo si;
 	struct ibsm_portinfo pi;
 
-	if (sw->res.changed)
+	/*
+	 * Every switch with PortStateChange set seeds the targeted sweep that
+	 * follows; anything else (no answer, the SM port) needs a heavy one.
+	 */
+	if (sw->light_heavy)
 		return;
 	if (err) {
 		sw->res.changed = true;
+		sw->light_heavy = true;
 		snprintf(sw->res.reason, sizeof(sw->res.reason), "no answer from %s 0x%016" PRIx64,
 			 node_type_name(n->type), n->guid);
 		return;
@@ -247,16 +252,19 @@ static void on_light(struct sweep *sw, const struct sreq *q, struct ibsm_node *n
 	if (q->kind == SR_LIGHT_SI) {
 		switchinfo_decode(data, &si);
 		if (si.port_state_change) {
+			if (!sw->res.changed)
+				snprintf(sw->res.reason, sizeof(sw->res.reason),
+					 "port state change on switch 0x%016" PRIx64 " \"%s\"",
+					 n->guid, n->desc);
 			sw->res.changed = true;
-			snprintf(sw->res.reason, sizeof(sw->res.reason),
-				 "port state change on switch 0x%016" PRIx64 " \"%s\"", n->guid,
-				 n->desc);
+			u64map_put(&sw->sm->region_seeds, n->guid, (void *)1);
 		}
 		return;
 	}
 	portinfo_decode(data, &pi);
 	if (pi.port_state != IBSM_PORT_ACTIVE || pi.lid != sw->sm->sm_lid) {
 		sw->res.changed = true;
+		sw->light_heavy = true;
 		snprintf(sw->res.reason, sizeof(sw->res.reason), "sm port is %s, lid %u",
 			 port_state_name(pi.port_state), pi.lid);
 	}

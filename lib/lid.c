@@ -209,32 +209,12 @@ static bool file_sig_eq(const struct file_sig *a, const struct file_sig *b)
  */
 static int parse_entry(char *s, struct lid_ent *e, char *why, size_t whylen)
 {
-	static const char sep[] = " \t\r\n\v\f";
-	const char *names[3] = {"guid", "base lid", "top lid"};
+	static const char *const names[3] = {"guid", "base lid", "top lid"};
 	uint64_t v[3];
-	char *tok, *save;
 	unsigned size, i;
 
-	for (i = 0; i < 3; i++) {
-		tok = strtok_r(i ? NULL : s, sep, &save);
-		if (!tok || *tok == '#') {
-			snprintf(why, whylen, "missing %s", names[i]);
-			return -EINVAL;
-		}
-		if (parse_u64(tok, UINT64_MAX, &v[i]) < 0) {
-			snprintf(why, whylen, "bad %s \"%.32s\"", names[i], tok);
-			return -EINVAL;
-		}
-	}
-	tok = strtok_r(NULL, sep, &save);
-	if (tok && *tok != '#') {
-		snprintf(why, whylen, "trailing junk \"%.32s\"", tok);
+	if (parse_guid_line(s, names, 3, v, why, whylen) < 0)
 		return -EINVAL;
-	}
-	if (!v[0]) {
-		snprintf(why, whylen, "guid 0");
-		return -EINVAL;
-	}
 	for (i = 1; i < 3; i++)
 		if (!v[i] || v[i] > IBSM_LID_MAX) {
 			snprintf(why, whylen, "lid 0x%" PRIx64 " out of range", v[i]);
@@ -395,6 +375,7 @@ int lidmgr_load(struct ibsm_lidmgr *m, struct conf_errors *errs)
 
 	if (!m->path)
 		return 0;
+	atomic_file_cleanup(m->path); /* left by an ibsmd killed while saving */
 	f = fopen(m->path, "re");
 	if (!f) {
 		r = -errno;

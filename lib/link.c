@@ -19,7 +19,9 @@
 
 #include "lid.h"
 #include "log.h"
+#include "mkey.h"
 #include "pkey.h"
+#include "smstate.h"
 #include "sweep.h"
 #include "util.h"
 
@@ -68,12 +70,8 @@ uint32_t link_assign_lids(struct sweep *sw)
 			owners[n++] = pt;
 		}
 	}
-	if (sm->stats.heavy_sweeps == 1) {
-		if (sm->conf->reassign_lids)
-			flags |= LID_REASSIGN;
-		if (sm->conf->honor_guid2lid_file)
-			flags |= LID_HONOR_FILE;
-	}
+	/* the first sweep as master: at start, or a takeover that keeps the LIDs (smstate.c) */
+	flags = smstate_lid_flags(sm);
 	r = lidmgr_assign(sm->lids, reqs, n, flags);
 	if (r < 0)
 		sweep_error(sw, "lid assignment: %s", strerror(-r));
@@ -122,7 +120,7 @@ static bool client_rereg_wanted(const struct ibsm_sm *sm, const struct ibsm_port
 	if (sm->conf->no_clients_rereg || node_is_switch(p->node) ||
 	    !(p->pi.cap_mask & CAP_CLIENT_REREG))
 		return false;
-	if (sm->state != IBSM_SM_MASTER)
+	if (smstate_first_master_sweep(sm))
 		return true;
 	return p->pi.lid && p->pi.lid != p->lid;
 }
@@ -150,7 +148,14 @@ bool link_desired_portinfo(const struct ibsm_sm *sm, const struct ibsm_port *p,
 	want->link_speed_enabled = 0;
 	want->link_speed_ext_enabled = 0;
 	want->client_rereg = 0;
-	want->mkey = c->m_key;
+	/*
+	 * M_Key, ProtectBits and LeasePeriod (14.2.4). The key stays the one
+	 * the port holds: other SMPs of the sweep in flight carry it. A port
+	 * with another key than m_key gets it at the end (mkey.c).
+	 */
+	want->mkey = mkey_port_key(sm, p);
+	want->mkey_prot = (uint8_t)c->m_key_protection_level;
+	want->mkey_lease = (uint16_t)c->m_key_lease_period;
 	if (has_lid) {
 		want->client_rereg = client_rereg_wanted(sm, p);
 		want->lid = p->lid;
@@ -211,7 +216,9 @@ static uint32_t portinfo_diff(const struct ibsm_portinfo *a, const struct ibsm_p
 	m |= a->lmc != b->lmc ? PF_LMC : 0;
 	m |= a->sm_lid != b->sm_lid ? PF_SM_LID : 0;
 	m |= a->gid_prefix != b->gid_prefix ? PF_GID_PREFIX : 0;
-	m |= a->mkey != b->mkey ? PF_MKEY : 0;
+	m |= a->mkey != b->mkey || a->mkey_prot != b->mkey_prot || a->mkey_lease != b->mkey_lease
+		     ? PF_MKEY
+		     : 0;
 	m |= a->subnet_timeout != b->subnet_timeout ? PF_SUBNET_TIMEOUT : 0;
 	m |= a->sm_sl != b->sm_sl ? PF_SM_SL : 0;
 	m |= a->neighbor_mtu != b->neighbor_mtu ? PF_NEIGHBOR_MTU : 0;
@@ -315,6 +322,37 @@ void link_activate_start(struct sweep *sw)
 	sweep_kick(sw);
 }
 
+/* the port as read after its Set was refused: did the Set take effect after all? */
+static void set_checked(struct sweep *sw, const struct sreq *q, struct ibsm_port *p,
+			const uint8_t *data, int err)
+{
+	const char *what = q->block == SR_PI_ACTIVE ? "active" : "configure";
+	struct ibsm_portinfo want;
+	char name[128];
+	bool done;
+
+	if (err) {
+		sweep_error(sw, "%s: portinfo set (%s) refused, and no portinfo after it: %s",
+			    port_name(p, name, sizeof(name)), what, strerror(-err));
+		return;
+	}
+	portinfo_decode(data, &p->pi);
+	if (q->block == SR_PI_ACTIVE)
+		done = p->pi.port_state == IBSM_PORT_ACTIVE;
+	else /* out of Init with the LIDs it was given (fields a device may not keep aside) */
+		done = p->pi.port_state > IBSM_PORT_INIT &&
+		       link_desired_portinfo(sw->sm, p, &want) &&
+		       !(portinfo_diff(&want, &p->pi) & (PF_LID | PF_LMC | PF_SM_LID));
+	if (!done) {
+		sweep_error(sw, "%s: portinfo set (%s) refused, the port is %s",
+			    port_name(p, name, sizeof(name)), what,
+			    port_state_name(p->pi.port_state));
+		return;
+	}
+	log_debug("%s: portinfo set (%s) took effect, its answer was lost",
+		  port_name(p, name, sizeof(name)), what);
+}
+
 void link_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_hdr *h,
 		 const uint8_t *data, int err)
 {
@@ -326,6 +364,30 @@ void link_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_h
 	if (!n || q->port > n->nports)
 		return;
 	p = &n->ports[q->port];
+	if (q->kind == SR_PI_CHECK) {
+		set_checked(sw, q, p, data, err);
+		return;
+	}
+	if (err == -EREMOTEIO && (q->kind == SR_PI_ACTIVE || p->pi.port_state == IBSM_PORT_INIT)) {
+		/*
+		 * A port takes state changes one step at a time (Init, Armed,
+		 * Active: IBA 14.2.5.6), so a retried Set is refused when an
+		 * earlier attempt took effect and only its answer was lost. Read
+		 * the port before calling the refusal an error.
+		 */
+		struct ibsm_smp_req r = {
+			.method = IBSM_METHOD_GET,
+			.attr_id = IBSM_ATTR_PORT_INFO,
+			.attr_mod = p->num,
+			.mkey = sw->sm->conf->m_key,
+			.path = port_path(p),
+		};
+		struct sreq c = {.guid = q->guid, .port = q->port, .kind = SR_PI_CHECK,
+				 .block = q->kind};
+
+		sweep_send(sw, &r, &c);
+		return;
+	}
 	if (err) {
 		if (err == -EREMOTEIO)
 			sweep_error(sw, "%s: portinfo set (%s) refused, status 0x%04x",

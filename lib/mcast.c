@@ -97,6 +97,7 @@ struct mc_group {
 	struct u64map members;        /* port GUID -> struct mc_member (owned) */
 	uint32_t full;                /* members with FullMember */
 	bool well_known;
+	bool configured;              /* ipoib_groups: still asked for by the partitions */
 };
 
 /* one switch's MFT: what ibsmd wants and what the switch holds */
@@ -442,7 +443,11 @@ static uint8_t member_clear(struct ibsm_mcast *m, struct mc_group *g, struct mc_
 	return neu;
 }
 
-/* members whose port is no longer in the fabric leave every group */
+/*
+ * Members whose port is no longer in the fabric, or no longer in the
+ * group's partition (a reload took it out), leave: a join would be refused
+ * now, and the port could not take the group's packets.
+ */
 static void purge_gone(struct ibsm_mcast *m)
 {
 	const struct ibsm_fabric *f = &m->sm->fabric;
@@ -460,8 +465,9 @@ static void purge_gone(struct ibsm_mcast *m)
 		pos = 0;
 		while (u64map_next(&g->members, &pos, NULL, &v)) {
 			const struct mc_member *mb = v;
+			const struct ibsm_port *p = fabric_port_find(f, mb->guid);
 
-			if (fabric_port_find(f, mb->guid))
+			if (p && pkey_member(m->sm, p, g->rec.pkey, NULL))
 				continue;
 			if (ngone == cap) {
 				cap = cap ? cap * 2 : 16;
@@ -835,14 +841,21 @@ refuse:
  * other IPoIB group by itself (the all-hosts ff12:401b:PPPP::1 was a
  * workaround for an old stack, gone since 2012; IPv6 groups come from the
  * hosts' joins); more groups come from mgid= lines in partitions.conf.
+ * A group of a partition that lost its ipoib flag or is gone (a reload) is
+ * no longer kept: it goes when its last full member does, or now if it has
+ * none (as OpenSM's osm_prtn_make_partitions clears well_known).
  */
 static void ipoib_groups(struct ibsm_mcast *m)
 {
-	struct pkey_ipoib parts[64];
-	size_t n = MIN(pkey_ipoib_partitions(m->sm, parts, ARRAY_SIZE(parts)), ARRAY_SIZE(parts));
-	size_t i;
+	size_t n = pkey_ipoib_partitions(m->sm, NULL, 0), i;
+	struct pkey_ipoib *parts = xcalloc(n ? n : 1, sizeof(*parts));
+	uint32_t idx;
 	char b[40];
 
+	n = MIN(pkey_ipoib_partitions(m->sm, parts, n), n);
+	for (idx = 0; idx < m->mlid_hi; idx++)
+		if (m->by_mlid[idx])
+			m->by_mlid[idx]->configured = false;
 	for (i = 0; i < n; i++) {
 		const struct pkey_ipoib *pt = &parts[i];
 		struct ibsm_mcmember_rec r = {0};
@@ -859,7 +872,7 @@ static void ipoib_groups(struct ibsm_mcast *m)
 		memset(r.mgid + 12, 0xff, 4);
 		g = group_find(m, r.mgid);
 		if (g) {
-			g->well_known = true;
+			g->well_known = g->configured = true;
 			continue;
 		}
 		r.qkey = pt->qkey ? pt->qkey : 0x0b1b;
@@ -878,9 +891,21 @@ static void ipoib_groups(struct ibsm_mcast *m)
 				  gid_str(r.mgid, b));
 			continue;
 		}
-		g->well_known = true;
+		g->well_known = g->configured = true;
 		log_info("ipoib broadcast group %s created, mlid 0x%04x, p_key 0x%04x",
 			 gid_str(g->rec.mgid, b), g->rec.mlid, pkey);
+	}
+	free(parts);
+	for (idx = 0; idx < m->mlid_hi; idx++) {
+		struct mc_group *g = m->by_mlid[idx];
+
+		if (!g || !g->well_known || g->configured)
+			continue;
+		g->well_known = false;
+		log_info("ipoib group %s (mlid 0x%04x) no longer configured%s",
+			 gid_str(g->rec.mgid, b), g->rec.mlid,
+			 g->full ? ": kept while it has full members" : ", deleted");
+		group_cleanup(m, g);
 	}
 }
 

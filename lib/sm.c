@@ -21,7 +21,9 @@
 #include "log.h"
 #include "mad/bits.h"
 #include "mcast.h"
+#include "mkey.h"
 #include "pkey.h"
+#include "reroute.h"
 #include "routing.h"
 #include "sa/sa.h"
 #include "sm.h"
@@ -35,7 +37,7 @@
 static struct ratelimit sweep_rl = RATELIMIT_INIT(20, 5);
 static struct ratelimit dump_rl = RATELIMIT_INIT(2, 1);
 
-static void sweep_begin(struct ibsm_sm *sm, bool heavy);
+static void sweep_begin(struct ibsm_sm *sm, bool heavy, bool region);
 static void sweep_finish(struct sweep *sw);
 static void phase_configure(struct sweep *sw);
 static void phase_route_program(struct sweep *sw);
@@ -43,6 +45,9 @@ static void phase_activate(struct sweep *sw);
 static void phase_pkeys(struct sweep *sw);
 static void phase_mcast(struct sweep *sw);
 static void phase_heavy_done(struct sweep *sw);
+static void phase_rekey(struct sweep *sw);
+static void phase_elected(struct sweep *sw);
+static bool region_allowed(const struct ibsm_sm *sm);
 
 void sm_event(struct ibsm_sm *sm, const char *type, const char *fmt, ...)
 {
@@ -117,6 +122,8 @@ static void sreq_complete(void *arg, int err, const uint8_t *resp, size_t len)
 		free(q);
 		return;
 	}
+	/* a region walk's failures are stale paths, judged by region.c */
+	mkey_smp_done(sw->sm, q, sw->heavy && sw->phase != PH_REGION, &h, data, err);
 	switch (q->kind) {
 	case SR_NODEINFO:
 	case SR_NODEDESC:
@@ -129,8 +136,10 @@ static void sreq_complete(void *arg, int err, const uint8_t *resp, size_t len)
 		break;
 	case SR_PI_CONFIG:
 	case SR_PI_ACTIVE:
+	case SR_PI_CHECK:
 		link_handle(sw, q, &h, data, err);
-		if (q->kind == SR_PI_ACTIVE && data)
+		if ((q->kind == SR_PI_ACTIVE || (q->kind == SR_PI_CHECK && q->block == SR_PI_ACTIVE)) &&
+		    data)
 			port_activated(sw, q);
 		break;
 	case SR_SI_SET:
@@ -144,6 +153,14 @@ static void sreq_complete(void *arg, int err, const uint8_t *resp, size_t len)
 	case SR_MFT:
 		mcast_handle(sw, q, &h, data, err);
 		break;
+	case SR_SMINFO:
+		smstate_handle(sw, q, &h, data, err);
+		break;
+	case SR_RG_SI:
+	case SR_RG_PI:
+	case SR_RG_NODEINFO:
+		region_handle(sw, q, &h, data, err);
+		break;
 	}
 	free(q);
 	sw->pending--;
@@ -153,11 +170,14 @@ static void sreq_complete(void *arg, int err, const uint8_t *resp, size_t len)
 void sweep_send(struct sweep *sw, const struct ibsm_smp_req *r, const struct sreq *ctx)
 {
 	struct sreq *q = xmalloc(sizeof(*q));
+	struct ibsm_smp_req rk = *r;
 
 	*q = *ctx;
 	q->sw = sw;
 	sw->pending++;
-	xport_send_smp(sw->sm->xport, r, 0, sreq_complete, q);
+	/* every SMP carries the M_Key of the port it is addressed to (mkey.c) */
+	rk.mkey = q->mkey = mkey_for_smp(sw->sm, q, r->path);
+	xport_send_smp(sw->sm->xport, &rk, 0, sreq_complete, q);
 }
 
 void sweep_send_set(struct sweep *sw, const struct ibsm_drpath *path, uint16_t attr, uint32_t mod,
@@ -239,7 +259,7 @@ static void node_gone(void *arg, struct ibsm_node *n)
 			report_gid(sw->sm, 65, &n->ports[p]);
 }
 
-static void phase_discovered(struct sweep *sw)
+void sweep_discovered(struct sweep *sw)
 {
 	struct ibsm_sm *sm = sw->sm;
 
@@ -252,7 +272,17 @@ static void phase_discovered(struct sweep *sw)
 		sweep_finish(sw);
 		return;
 	}
-	phase_configure(sw);
+	/* the other SMs decide whether this SM configures anything (smstate.c) */
+	phase_enter(sw, PH_SMINFO, phase_elected);
+	smstate_query_sms(sw);
+}
+
+static void phase_elected(struct sweep *sw)
+{
+	if (smstate_elect(sw))
+		phase_configure(sw);
+	else
+		sweep_finish(sw);
 }
 
 static void phase_configure(struct sweep *sw)
@@ -278,13 +308,29 @@ struct route_job {
 	uint64_t t0;
 	pthread_t th;
 	struct event *done_ev;
+	/* region sweeps that only lost links: repair the routes in use (reroute.c) */
+	const struct ibsm_topo *old_topo;
+	const struct ibsm_routes *old_routes;
+	char old_engine[32];
+	bool patched;
 };
 
 static void *route_worker(void *arg)
 {
 	struct route_job *job = arg;
 
-	job->err = router_run(job->sm->router, job->topo, &job->vo, &job->out);
+	if (job->old_routes) {
+		job->err = routes_patch_run(job->old_topo, job->old_routes, job->old_engine,
+					    job->topo, &job->vo, &job->out);
+		job->patched = job->err == 0;
+		if (!job->patched) {
+			log_debug("routes not patched (%s): running the engines",
+				  job->out.attempts[0].why);
+			route_outcome_fini(&job->out);
+		}
+	}
+	if (!job->patched)
+		job->err = router_run(job->sm->router, job->topo, &job->vo, &job->out);
 	event_active(job->done_ev, EV_READ, 0);
 	return NULL;
 }
@@ -363,6 +409,8 @@ static void route_done(evutil_socket_t fd, short what, void *arg)
 	log_debug("routing by %s done in %" PRIu64 " ms: %u switches, max lid %u",
 		  job->out.engine, sm->routing.ms, job->topo->nsw, r->max_lid);
 	snprintf(sm->routing.engine, sizeof(sm->routing.engine), "%s", job->out.engine);
+	/* patched routes are right but not the engine's: its full run follows */
+	sm->routes_patched = job->patched;
 	sm->routing.why[0] = '\0';
 	routes_del(sm->routes);
 	topo_del(sm->topo);
@@ -388,6 +436,11 @@ static void phase_route_program(struct sweep *sw)
 	job->sw = sw;
 	job->t0 = now_ms();
 	job->topo = topo_from_fabric(&sm->fabric);
+	if (region_patchable(sw) && sm->routes && sm->topo) {
+		job->old_topo = sm->topo;
+		job->old_routes = sm->routes;
+		snprintf(job->old_engine, sizeof(job->old_engine), "%s", sm->routing.engine);
+	}
 	job->vo.credit_loops = true;
 	job->vo.credit_loops_fatal = !sm->conf->routing_verify ||
 				     strcmp(sm->conf->routing_verify, "warn");
@@ -419,8 +472,16 @@ static void phase_mcast(struct sweep *sw)
 
 static void phase_activate(struct sweep *sw)
 {
-	phase_enter(sw, PH_ACTIVATE, phase_heavy_done);
+	phase_enter(sw, PH_ACTIVATE, phase_rekey);
 	link_activate_start(sw);
+}
+
+/* ports holding another M_Key than m_key get it last, when no other SMP of
+ * the sweep can meet the new key with the old one (mkey.c) */
+static void phase_rekey(struct sweep *sw)
+{
+	phase_enter(sw, PH_ACTIVATE, phase_heavy_done);
+	mkey_rekey_start(sw);
 }
 
 static void phase_heavy_done(struct sweep *sw)
@@ -430,7 +491,7 @@ static void phase_heavy_done(struct sweep *sw)
 
 /* --- sweep lifecycle --- */
 
-static void sweep_begin(struct ibsm_sm *sm, bool heavy)
+static void sweep_begin(struct ibsm_sm *sm, bool heavy, bool region)
 {
 	struct sweep *sw = xcalloc(1, sizeof(*sw));
 
@@ -440,15 +501,26 @@ static void sweep_begin(struct ibsm_sm *sm, bool heavy)
 	sw->res.heavy = heavy;
 	sm->sweep = sw;
 	sm->act_count++;
-	if (heavy) {
+	if (region) {
+		/* a targeted sweep: the region around the seeds, then as a heavy one */
+		sm->want_region = false; /* a light sweep still wanted runs after it */
+		sm->stats.region_sweeps++;
+		sw->heavy = sw->res.heavy = true;
+		sw->res.region = true;
+		log_debug("region sweep %" PRIu64 " starts (%s)", sm->stats.region_sweeps,
+			  sm->want_why[0] ? sm->want_why : "scheduled");
+		phase_enter(sw, PH_REGION, NULL);
+		region_start(sw);
+	} else if (heavy) {
 		sm->want_heavy = false;
 		sm->want_light = false;
+		sm->want_region = false; /* a heavy sweep covers every region */
+		u64map_fini(&sm->region_seeds);
+		u64map_init(&sm->region_seeds);
 		sm->stats.heavy_sweeps++;
-		if (sm->state != IBSM_SM_MASTER)
-			sm->state = IBSM_SM_DISCOVERING;
 		log_debug("heavy sweep %" PRIu64 " starts (%s)", sm->stats.heavy_sweeps,
 			  sm->want_why[0] ? sm->want_why : "scheduled");
-		phase_enter(sw, PH_DISCOVER, phase_discovered);
+		phase_enter(sw, PH_DISCOVER, sweep_discovered);
 		discover_start(sw);
 	} else {
 		sm->want_light = false;
@@ -464,7 +536,7 @@ static void schedule_start(struct ibsm_sm *sm)
 {
 	struct timeval tv = {0, 0};
 
-	if (!sm->sweep && (sm->want_heavy || sm->want_light))
+	if (!sm->sweep && (sm->want_heavy || sm->want_light || sm->want_region))
 		evtimer_add(sm->start_ev, &tv);
 }
 
@@ -476,20 +548,36 @@ static void sweep_finish(struct sweep *sw)
 	int err;
 
 	res.duration_ms = now_ms() - sw->t_start;
-	if (sw->heavy) {
+	if (sw->heavy && sw->discover_only) {
+		/* another SM configures the subnet (smstate.c): this one only read it */
+		if (!res.reason[0])
+			snprintf(res.reason, sizeof(res.reason), "%s: another sm is master",
+				 sm_state_name(sm->state));
+		sm->last_heavy = res;
+		sm->last_heavy_end_ms = now_ms();
+		sm_event(sm, "sweep",
+			 "discovery as %s: %" PRIu64 " ms, %u smps, %u nodes, %u links, %u errors",
+			 sm_state_name(sm->state), res.duration_ms, res.smps, sm->fabric.nnodes,
+			 sm->fabric.nlinks, res.errors);
+	} else if (sw->heavy) {
 		res.ok = res.errors == 0 && sw->incomplete == 0 && sm->fabric.sm_port;
 		if (!res.ok && !res.reason[0])
 			snprintf(res.reason, sizeof(res.reason), "%u nodes or ports incomplete",
 				 sw->incomplete);
-		sm->state = IBSM_SM_MASTER;
-		sm->subnet_up = res.ok || (was_up && res.errors == 0);
-		if (res.ok)
-			sm->subnet_up = true;
-		sm->last_heavy = res;
-		sm->last_heavy_end_ms = now_ms();
+		smstate_sweep_done(sm);
+		sm->subnet_up = sm->state == IBSM_SM_MASTER && (res.ok || (was_up && res.errors == 0));
+		if (res.region) {
+			sm->last_region = res;
+		} else {
+			sm->last_heavy = res;
+			sm->last_heavy_end_ms = now_ms();
+		}
 		err = lidmgr_save(sm->lids);
 		if (err < 0 && err != -EUCLEAN)
 			log_warnx("cannot save guid2lid: %s", strerror(-err));
+		err = mkeys_save(sm->mkeys);
+		if (err < 0)
+			log_warnx("cannot save guid2mkey: %s", strerror(-err));
 		/* OpenSM's dump files, for tools made for OpenSM; never fatal */
 		if (sm->conf->dump_files_dir && sm->conf->dump_files_dir[0]) {
 			/*
@@ -511,6 +599,8 @@ static void sweep_finish(struct sweep *sw)
 		}
 		if (res.ok) {
 			sm->failed_in_row = 0;
+			/* a retry of an earlier incomplete sweep has nothing left to do */
+			evtimer_del(sm->retry_timer);
 			if (!was_up)
 				sm_event(sm, "subnet_up",
 					 "subnet up: %u nodes (%u switches, %u cas), %u links, "
@@ -532,17 +622,32 @@ static void sweep_finish(struct sweep *sw)
 			evtimer_add(sm->retry_timer, &tv);
 		}
 		sm_event(sm, "sweep",
-			 "heavy sweep: %" PRIu64 " ms, %u smps, %u nodes, %u links, %u lids assigned, "
+			 "%s sweep: %" PRIu64 " ms, %u smps, %u nodes, %u links, %u lids assigned, "
 			 "%u port sets, %u lft blocks, %u errors",
+			 res.region ? "region" : res.escalated ? "heavy (escalated)" : "heavy",
 			 res.duration_ms, res.smps, sm->fabric.nnodes, sm->fabric.nlinks,
 			 res.lids_changed, res.ports_set, res.blocks_sent, res.errors);
 	} else {
 		sm->last_light = res;
 		if (res.changed)
 			sm_event(sm, "light_sweep", "light sweep found a change: %s", res.reason);
-		if (res.changed)
+		if (res.changed && !sw->light_heavy && region_allowed(sm) &&
+		    sm->region_seeds.len) {
+			sm->want_region = true;
+			if (!sm->want_why[0])
+				snprintf(sm->want_why, sizeof(sm->want_why), "%.120s", res.reason);
+		} else if (res.changed) {
 			sm_request_sweep(sm, true, res.reason[0] ? res.reason : "light sweep found a change");
+		}
 	}
+	if (res.region && sm->routes_patched && !sm->want_heavy) {
+		sm->routes_patched = false;
+		sm->want_region = true;
+		sm->region_reroute = true;
+		if (!sm->want_why[0])
+			snprintf(sm->want_why, sizeof(sm->want_why), "the engine after patched routes");
+	}
+	region_free(sw->rg);
 	free(sw);
 	sm->sweep = NULL;
 	mcast_sweep_done(sm, res.heavy);
@@ -561,10 +666,17 @@ static void start_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (sm->sweep)
 		return;
+	if (!smstate_sweep_allowed(sm)) {
+		/* standby or not active: the master sweeps (smstate.c) */
+		sm->want_heavy = sm->want_light = sm->want_region = false;
+		return;
+	}
 	if (sm->want_heavy)
-		sweep_begin(sm, true);
+		sweep_begin(sm, true, false);
+	else if (sm->want_region)
+		sweep_begin(sm, true, region_allowed(sm));
 	else if (sm->want_light)
-		sweep_begin(sm, false);
+		sweep_begin(sm, false, false);
 }
 
 static void light_timer_cb(evutil_socket_t fd, short what, void *arg)
@@ -620,6 +732,48 @@ void sm_trap_change(struct ibsm_sm *sm, const char *why)
 	tv.tv_sec = hold / 1000;
 	tv.tv_usec = (hold % 1000) * 1000;
 	evtimer_add(sm->hold_timer, &tv);
+}
+
+/*
+ * A targeted sweep may stand in for a heavy one only when the model is
+ * whole: the last configuring sweep succeeded and this SM is master.
+ */
+static bool region_allowed(const struct ibsm_sm *sm)
+{
+	return sm->conf->region_sweep && sm->subnet_up && sm->state == IBSM_SM_MASTER &&
+	       sm->fabric.sm_port && !sm->failed_in_row && sm->stats.heavy_sweeps > 0;
+}
+
+static void hold_start(struct ibsm_sm *sm)
+{
+	struct timeval tv;
+	int64_t hold = sm->conf->sweep_hold_ms;
+
+	if (evtimer_pending(sm->hold_timer, NULL))
+		return;
+	tv.tv_sec = hold / 1000;
+	tv.tv_usec = (hold % 1000) * 1000;
+	evtimer_add(sm->hold_timer, &tv);
+}
+
+void sm_request_region(struct ibsm_sm *sm, uint64_t guid, const char *why)
+{
+	if (!guid || !fabric_node_find(&sm->fabric, guid) || !region_allowed(sm)) {
+		sm_trap_change(sm, why);
+		return;
+	}
+	u64map_put(&sm->region_seeds, guid, (void *)1);
+	sm->want_region = true;
+	if (!sm->want_why[0])
+		snprintf(sm->want_why, sizeof(sm->want_why), "%s", why);
+	hold_start(sm);
+}
+
+void sm_trap_region(struct ibsm_sm *sm, uint16_t issuer_lid, const char *why)
+{
+	struct ibsm_port *p = issuer_lid ? fabric_port_by_lid(&sm->fabric, issuer_lid) : NULL;
+
+	sm_request_region(sm, p ? p->node->guid : 0, why);
 }
 
 void sm_apply_conf(struct ibsm_sm *sm, struct ibsm_conf *conf)
@@ -679,11 +833,15 @@ struct ibsm_sm *sm_new(struct event_base *base, struct ibsm_conf *conf, struct i
 	if (hooks)
 		sm->hooks = *hooks;
 	fabric_init(&sm->fabric);
+	u64map_init(&sm->region_seeds);
 	mcast_init(sm);
 	events_init(&sm->events, 1000);
 	snprintf(sm->routing.engine, sizeof(sm->routing.engine), "none");
 	path = conf->cache_dir ? xasprintf("%s/guid2lid", conf->cache_dir) : NULL;
 	sm->lids = lidmgr_new(path);
+	free(path);
+	path = conf->cache_dir ? xasprintf("%s/guid2mkey", conf->cache_dir) : NULL;
+	sm->mkeys = mkeys_new(path);
 	free(path);
 	sm->router = router_new(conf->plugin_dir ? conf->plugin_dir : PKGLIBDIR);
 	sm->start_ev = evtimer_new(base, start_cb, sm);
@@ -713,6 +871,7 @@ void sm_del(struct ibsm_sm *sm)
 	if (sm->sweep) {
 		/* cancelled SMPs still reference the sweep: let them drain first */
 		xport_cancel_all(sm->xport);
+		region_free(sm->sweep->rg);
 		free(sm->sweep);
 		sm->sweep = NULL;
 	}
@@ -728,7 +887,9 @@ void sm_del(struct ibsm_sm *sm)
 	router_del(sm->router);
 	conf_del(sm->deferred_conf);
 	lidmgr_del(sm->lids);
+	mkeys_del(sm->mkeys);
 	fabric_fini(&sm->fabric);
+	u64map_fini(&sm->region_seeds);
 	events_fini(&sm->events);
 	conf_del(sm->conf);
 	free(sm);
@@ -758,6 +919,16 @@ int sm_start(struct ibsm_sm *sm)
 		log_warnx("cannot read guid2lid: %s", strerror(-r));
 	conf_errors_free(&errs);
 	errs = (struct conf_errors){0};
+	r = mkeys_load(sm->mkeys, &errs);
+	for (i = 0; i < errs.n; i++)
+		log_warnx("%s", errs.msg[i]);
+	if (r > 0)
+		log_warnx("guid2mkey has %d bad lines: they are ignored", r);
+	else if (r < 0)
+		log_warnx("cannot read guid2mkey: %s", strerror(-r));
+	mkey_check_conf(sm->conf);
+	conf_errors_free(&errs);
+	errs = (struct conf_errors){0};
 	r = router_load_dir(sm->router, &errs);
 	for (i = 0; i < errs.n; i++)
 		log_warnx("%s", errs.msg[i]);
@@ -783,6 +954,9 @@ int sm_start(struct ibsm_sm *sm)
 int sm_save(struct ibsm_sm *sm)
 {
 	int r = lidmgr_save(sm->lids);
+	int rk = mkeys_save(sm->mkeys);
 
-	return r == -EUCLEAN ? 0 : r;
+	if (r == -EUCLEAN)
+		r = 0;
+	return r < 0 ? r : rk;
 }

@@ -24,16 +24,21 @@ struct event;
 struct event_base;
 struct ibsm_xport;
 struct ibsm_lidmgr;
+struct ibsm_mkeys;
 struct ibsm_topo;
 struct sweep;
 struct route_job;
 struct ibsm_sa;
 struct ibsm_partitions;
 struct ibsm_mcast;
+struct ibsm_smstate;
 
 /* what one sweep did */
 struct ibsm_sweep_result {
-	bool heavy;
+	bool heavy;            /* heavy or targeted (region): a sweep that configures */
+	bool region;           /* targeted: only the region around the reported change was read */
+	bool escalated;        /* a targeted sweep that found what it could not explain and
+				* went on as a heavy sweep (heavy set, region clear) */
 	bool ok;               /* heavy: every reachable port configured, every switch programmed */
 	bool changed;          /* light: a change was found (a heavy sweep follows) */
 	uint64_t duration_ms;
@@ -56,6 +61,8 @@ struct ibsm_sm_hooks {
 
 struct ibsm_sm_stats {
 	uint64_t heavy_sweeps, light_sweeps;
+	uint64_t region_sweeps;          /* targeted sweeps (traps, light-sweep changes) */
+	uint64_t region_escalations;     /* of them, turned into heavy sweeps */
 	uint64_t traps, traps_by_num[4]; /* 128, 129-131, 144, other */
 	uint64_t sminfo_queries;
 	uint64_t sa_requests;
@@ -71,10 +78,12 @@ struct ibsm_sm {
 	struct ibsm_xport *xport;      /* not owned */
 	struct ibsm_fabric fabric;
 	struct ibsm_lidmgr *lids;      /* owned */
+	struct ibsm_mkeys *mkeys;      /* owned: guid2mkey, M_Key counters (mkey.c) */
 	struct ibsm_sm_hooks hooks;
 
 	uint64_t port_guid;            /* the port ibsmd runs on */
-	uint8_t state;                 /* enum ibsm_sm_state */
+	uint8_t state;                 /* enum ibsm_sm_state, moved by smstate.c only */
+	struct ibsm_smstate *smst;     /* owned: election, polling, handover (smstate.c) */
 	uint32_t act_count;
 	bool subnet_up;
 	uint16_t sm_lid;
@@ -83,6 +92,10 @@ struct ibsm_sm {
 	struct sweep *sweep;           /* running sweep, NULL when idle */
 	bool want_heavy;
 	bool want_light;
+	bool want_region;              /* a targeted sweep around region_seeds */
+	bool region_reroute;           /* a targeted sweep may have no seeds: route in full */
+	bool routes_patched;           /* the routes in use were repaired, not engine-made */
+	struct u64map region_seeds;    /* node GUIDs that reported a change (region.c) */
 	char want_why[128];
 	struct event *start_ev;        /* starts a wanted sweep from the loop */
 	struct event *light_timer;     /* periodic light sweep */
@@ -113,6 +126,7 @@ struct ibsm_sm {
 	struct ibsm_sm_stats stats;
 	struct ibsm_sweep_result last_heavy;
 	struct ibsm_sweep_result last_light;
+	struct ibsm_sweep_result last_region;
 	uint64_t last_heavy_end_ms;
 	uint64_t start_ms;
 };
@@ -128,6 +142,11 @@ int sm_start(struct ibsm_sm *sm);
 void sm_request_sweep(struct ibsm_sm *sm, bool heavy, const char *why);
 /* a trap reported a change: heavy sweep after the hold timer */
 void sm_trap_change(struct ibsm_sm *sm, const char *why);
+/* a trap 128 from issuer_lid: a targeted sweep of its region after the hold
+ * timer (a heavy one when the LID is unknown or targeted sweeps are off) */
+void sm_trap_region(struct ibsm_sm *sm, uint16_t issuer_lid, const char *why);
+/* ask for a targeted sweep around node guid (light sweeps, tests) */
+void sm_request_region(struct ibsm_sm *sm, uint64_t guid, const char *why);
 /* save state (guid2lid) now, e.g. at exit */
 int sm_save(struct ibsm_sm *sm);
 /* emit an event through the hooks and the log */

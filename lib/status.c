@@ -15,10 +15,12 @@
 
 #include "lid.h"
 #include "mcast.h"
+#include "mkey.h"
 #include "pkey.h"
 #include "routing.h"
 #include "topo.h"
 #include "sm.h"
+#include "smstate.h"
 #include "status.h"
 #include "util.h"
 #include "xport.h"
@@ -31,12 +33,60 @@ static json_t *guid_json(uint64_t guid)
 	return json_string(buf);
 }
 
+/*
+ * Failover (smstate.c): the master as this SM knows it, a handover in
+ * flight, the other SMs (a list for --json, one line for people) and the
+ * counters.
+ */
+static void sm_failover_json(json_t *o, const struct ibsm_sm *sm)
+{
+	struct smstate_remote_info ri[64];
+	const struct smstate_counters *c = smstate_counters(sm);
+	size_t n = smstate_remotes(sm, ri, ARRAY_SIZE(ri)), i;
+	uint64_t master = smstate_master_guid(sm), ho = smstate_handover_pending(sm);
+	json_t *arr = json_array();
+	char line[1024] = "", one[96];
+	char g[19];
+
+	if (!o)
+		return;
+	json_object_set_new(o, "master", master ? guid_json(master) : json_null());
+	if (ho)
+		json_object_set_new(o, "handover_to", guid_json(ho));
+	for (i = 0; i < n && i < ARRAY_SIZE(ri); i++) {
+		guid_format(ri[i].guid, g);
+		json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:s, s:I, s:b, s:b, s:I}",
+						     "guid", g, "lid", (json_int_t)ri[i].lid,
+						     "priority", (json_int_t)ri[i].priority,
+						     "state", sm_state_name(ri[i].state),
+						     "act_count", (json_int_t)ri[i].act_count,
+						     "alive", ri[i].alive, "refused", ri[i].refused,
+						     "age_ms", (json_int_t)ri[i].age_ms));
+		snprintf(one, sizeof(one), "%s%s %s prio %u lid %u%s", i ? "; " : "", g,
+			 sm_state_name(ri[i].state), ri[i].priority, ri[i].lid,
+			 ri[i].alive ? "" : " (silent)");
+		if (strlen(line) + strlen(one) < sizeof(line))
+			strcat(line, one);
+	}
+	json_object_set_new(o, "others", json_string(n ? line : "none"));
+	json_object_set_new(o, "sms", arr);
+	json_object_set_new(
+		o, "failover",
+		json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "polls",
+			  (json_int_t)c->polls, "poll_failures", (json_int_t)c->poll_failures,
+			  "handovers_sent", (json_int_t)c->handovers_sent, "handovers_received",
+			  (json_int_t)c->handovers_received, "acks_sent", (json_int_t)c->acks_sent,
+			  "acks_received", (json_int_t)c->acks_received, "takeovers",
+			  (json_int_t)c->takeovers, "sets_refused", (json_int_t)c->sets_refused,
+			  "bad_sminfo", (json_int_t)c->bad_sminfo));
+}
+
 json_t *status_status(const struct ibsm_sm *sm)
 {
 	const struct ibsm_xport_stats *xs = xport_stats(sm->xport);
 	const struct ibsm_fabric *f = &sm->fabric;
 	const struct ibsm_port *smp = f->sm_port;
-	json_t *sweeps;
+	json_t *sweeps, *st;
 
 	sweeps = json_pack("{s:I, s:I, s:b, s:I, s:I, s:I, s:b, s:I}",
 			   "heavy", (json_int_t)sm->stats.heavy_sweeps,
@@ -52,7 +102,18 @@ json_t *status_status(const struct ibsm_sm *sm)
 	if (sm->last_heavy.reason[0] && !sm->last_heavy.ok)
 		json_object_set_new(sweeps, "last_heavy_reason",
 				    json_string(sm->last_heavy.reason));
-	return json_pack(
+	/* targeted sweeps (region.c): how many, how many became heavy, the last one's cost */
+	json_object_set_new(sweeps, "region", json_integer((json_int_t)sm->stats.region_sweeps));
+	json_object_set_new(sweeps, "region_escalated",
+			    json_integer((json_int_t)sm->stats.region_escalations));
+	json_object_set_new(sweeps, "last_region_ms",
+			    json_integer((json_int_t)sm->last_region.duration_ms));
+	json_object_set_new(sweeps, "last_region_smps",
+			    json_integer((json_int_t)sm->last_region.smps));
+	json_object_set_new(sweeps, "last_region_blocks",
+			    json_integer((json_int_t)sm->last_region.blocks_sent));
+	json_object_set_new(sweeps, "last_region_ok", json_boolean(sm->last_region.ok));
+	st = json_pack(
 		"{s:s, s:I, s:{s:s, s:I, s:o, s:I, s:I, s:I}, s:b, s:o,"
 		" s:{s:I, s:I, s:I, s:I, s:I, s:I},"
 		" s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I},"
@@ -93,6 +154,8 @@ json_t *status_status(const struct ibsm_sm *sm)
 		"received", (json_int_t)sm->stats.traps,
 		"link_state", (json_int_t)sm->stats.traps_by_num[0],
 		"sminfo_queries", (json_int_t)sm->stats.sminfo_queries);
+	sm_failover_json(json_object_get(st, "sm"), sm);
+	return st;
 }
 
 static const char *width_name(unsigned w)
@@ -782,16 +845,18 @@ json_t *status_counters(const struct ibsm_sm *sm)
 	const struct ibsm_sm_stats *st = &sm->stats;
 
 	return json_pack(
-		"{s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I},"
+		"{s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I},"
 		" s:{s:I, s:I, s:I, s:I, s:I},"
 		" s:{s:I, s:I, s:I, s:I, s:I},"
 		" s:{s:I, s:I, s:I, s:I},"
-		" s:{s:I, s:I}}",
+		" s:{s:I, s:I}, s:o}",
 		"mads", "sent", (json_int_t)xs->sent, "received", (json_int_t)xs->received,
 		"responses", (json_int_t)xs->responses, "timeouts", (json_int_t)xs->timeouts,
 		"retries", (json_int_t)xs->retries, "failed", (json_int_t)xs->failed,
 		"send_errors", (json_int_t)xs->send_errors, "queue_peak",
 		(json_int_t)xs->queue_peak,
+		/* requests in flight or queued: 0 once the SM is idle (no stuck transaction) */
+		"outstanding", (json_int_t)(xport_inflight(sm->xport) + xport_queued(sm->xport)),
 		"dropped", "malformed", (json_int_t)xs->malformed, "unmatched",
 		(json_int_t)xs->unmatched, "unhandled", (json_int_t)xs->unhandled, "bad_smp",
 		(json_int_t)st->bad_smps, "bad_sa", (json_int_t)st->bad_sa,
@@ -803,7 +868,9 @@ json_t *status_counters(const struct ibsm_sm *sm)
 		(json_int_t)st->light_sweeps, "port_sets", (json_int_t)st->port_sets,
 		"lft_blocks_sent", (json_int_t)st->lft_blocks_sent,
 		"requests", "sminfo", (json_int_t)st->sminfo_queries, "sa",
-		(json_int_t)st->sa_requests);
+		(json_int_t)st->sa_requests,
+		/* M_Keys: refused and unanswered SMPs, Bad M_Key traps (mkey.c) */
+		"mkey", mkey_counters_json(sm));
 }
 
 json_t *status_multicast(const struct ibsm_sm *sm)

@@ -11,6 +11,7 @@
 #define IBSM_SWEEP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "fabric.h"
@@ -20,6 +21,7 @@
 enum sweep_phase {
 	PH_IDLE = 0,
 	PH_DISCOVER,
+	PH_SMINFO,    /* SMInfo of the other SMs, election (smstate.c) */
 	PH_CONFIGURE, /* LIDs, port parameters, arm */
 	PH_ROUTE,     /* engines on the worker thread */
 	PH_PROGRAM,   /* SwitchInfo, LFT blocks */
@@ -27,6 +29,7 @@ enum sweep_phase {
 	PH_MCAST,     /* MFT blocks (mcast.c) */
 	PH_ACTIVATE,
 	PH_LIGHT,
+	PH_REGION,    /* targeted sweep: the walk of the changed region (region.c) */
 	PH_DONE,
 };
 
@@ -38,6 +41,7 @@ enum sreq_kind {
 	SR_PORTINFO,
 	SR_PI_CONFIG,
 	SR_PI_ACTIVE,
+	SR_PI_CHECK,  /* PortInfo Get after a refused SR_PI_CONFIG/ACTIVE (in block) */
 	SR_SI_SET,
 	SR_LFT,
 	SR_LIGHT_SI,
@@ -45,9 +49,14 @@ enum sreq_kind {
 	SR_PKEY,      /* P_KeyTable Set */
 	SR_PKEY_GET,  /* P_KeyTable Get */
 	SR_MFT,       /* MulticastForwardingTable Set */
+	SR_SMINFO,    /* SMInfo Get to another SM (smstate.c) */
+	SR_RG_SI,     /* region walk: SwitchInfo Get */
+	SR_RG_PI,     /* region walk: PortInfo Get */
+	SR_RG_NODEINFO, /* region walk: NodeInfo through a port that came up */
 };
 
 struct sweep;
+struct region;
 
 /* context of one SMP in flight */
 struct sreq {
@@ -58,6 +67,8 @@ struct sreq {
 	uint16_t block;          /* LFT block */
 	uint64_t from_guid;      /* NodeInfo probes: node and port we came from */
 	uint8_t from_port;
+	bool rekey;              /* PortInfo Set that moves the port to m_key (mkey.c) */
+	uint64_t mkey;           /* the M_Key the SMP carried (set by sweep_send) */
 	struct ibsm_drpath path; /* NodeInfo probes: the path probed */
 };
 
@@ -76,6 +87,9 @@ struct sweep {
 	uint32_t it_sub;
 	struct ibsm_sweep_result res;
 	uint32_t incomplete;      /* nodes/ports we could not fully read */
+	bool discover_only;       /* another SM is master: read, configure nothing (smstate.c) */
+	struct region *rg;        /* targeted sweeps: the region walk (region.c), owned */
+	bool light_heavy;         /* light sweeps: the change needs a heavy sweep */
 };
 
 /* --- sm.c: plumbing for the phases --- */
@@ -88,6 +102,8 @@ void sweep_send_set(struct sweep *sw, const struct ibsm_drpath *path, uint16_t a
 void sweep_error(struct sweep *sw, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* start producing/finishing: call after a phase has queued its first SMPs */
 void sweep_kick(struct sweep *sw);
+/* discovery is over (heavy or region walk): prune, then LIDs, ports, routes... */
+void sweep_discovered(struct sweep *sw);
 
 /* --- discover.c --- */
 void discover_start(struct sweep *sw);
@@ -95,6 +111,19 @@ void light_start(struct sweep *sw);
 /* response handlers; resp NULL when the SMP failed (err < 0) */
 void discover_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_hdr *h,
 		     const uint8_t *data, int err);
+/* a NodeInfo makes sense (false with the reason in why) */
+bool discover_nodeinfo_valid(const struct ibsm_nodeinfo *ni, char *why, size_t len);
+
+/* --- region.c: targeted sweeps --- */
+/* walk the region around the seeds in sm->region_seeds; ends in
+ * sweep_discovered, or turns the sweep into a heavy one */
+void region_start(struct sweep *sw);
+void region_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_hdr *h,
+		   const uint8_t *data, int err);
+/* free a walk's state (NULL: nothing) */
+void region_free(struct region *rg);
+/* the walk found links or nodes gone and nothing new: the routes may be patched */
+bool region_patchable(const struct sweep *sw);
 
 /* --- link.c --- */
 /* assign LIDs (synchronous); returns ports whose LID changed */

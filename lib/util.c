@@ -5,9 +5,11 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,7 +250,47 @@ static int write_in_place(const char *path, const void *data, size_t len)
 	return err;
 }
 
+/*
+ * A writer killed between creating "<path>.tmp.<pid>" and the rename leaves
+ * that file behind; one per crash would pile up in the cache dir. After a
+ * write of path, remove those of writers that no longer run.
+ */
+void atomic_file_cleanup(const char *path)
+{
+	char *dcopy = xstrdup(path), *bcopy = xstrdup(path), *prefix, *end;
+	const char *dir = dirname(dcopy);
+	struct dirent *de;
+	size_t plen;
+	DIR *d;
+	long pid;
+
+	prefix = xasprintf("%s.tmp.", basename(bcopy));
+	plen = strlen(prefix);
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, prefix, plen) != 0 || !isdigit((unsigned char)de->d_name[plen]))
+			continue;
+		errno = 0;
+		pid = strtol(de->d_name + plen, &end, 10);
+		if (errno || *end || pid <= 0 || pid == (long)getpid() ||
+		    !(kill((pid_t)pid, 0) < 0 && errno == ESRCH))
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) == 0)
+			log_info("removed %s/%s, left by a writer that died", dir, de->d_name);
+	}
+	if (d)
+		closedir(d);
+	free(prefix);
+	free(bcopy);
+	free(dcopy);
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len)
+{
+	return write_file_atomic_mode(path, data, len, 0644);
+}
+
+int write_file_atomic_mode(const char *path, const void *data, size_t len, unsigned mode)
 {
 	char *tmp, *dcopy;
 	const char *p = data;
@@ -258,7 +300,7 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 		return write_in_place(path, data, len);
 
 	tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode);
 	if (fd < 0) {
 		err = -errno;
 		free(tmp);
@@ -296,6 +338,7 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 		close(dfd);
 	}
 	free(dcopy);
+	atomic_file_cleanup(path);
 	return 0;
 }
 
@@ -382,6 +425,7 @@ int atomic_file_commit(struct atomic_file *af)
 		close(dfd);
 	}
 	free(dcopy);
+	atomic_file_cleanup(af->path);
 	free(af->tmp);
 	free(af->path);
 	memset(af, 0, sizeof(*af));
@@ -430,5 +474,35 @@ int parse_u64(const char *s, uint64_t max, uint64_t *out)
 	if (v > max)
 		return -ERANGE;
 	*out = v;
+	return 0;
+}
+
+int parse_guid_line(char *s, const char *const *names, unsigned n, uint64_t *v, char *why,
+		    size_t whylen)
+{
+	static const char sep[] = " \t\r\n\v\f";
+	char *tok, *save;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		tok = strtok_r(i ? NULL : s, sep, &save);
+		if (!tok || *tok == '#') {
+			snprintf(why, whylen, "missing %s", names[i]);
+			return -EINVAL;
+		}
+		if (parse_u64(tok, UINT64_MAX, &v[i]) < 0) {
+			snprintf(why, whylen, "bad %s \"%.32s\"", names[i], tok);
+			return -EINVAL;
+		}
+	}
+	tok = strtok_r(NULL, sep, &save);
+	if (tok && *tok != '#') {
+		snprintf(why, whylen, "trailing junk \"%.32s\"", tok);
+		return -EINVAL;
+	}
+	if (n && !v[0]) {
+		snprintf(why, whylen, "guid 0");
+		return -EINVAL;
+	}
 	return 0;
 }

@@ -57,6 +57,8 @@ bool u64map_next(const struct u64map *m, size_t *pos, uint64_t *key, void **val)
  * the old file is left as it was.
  */
 int write_file_atomic(const char *path, const void *data, size_t len);
+/* the same, the new file created with mode (0600 for files holding keys) */
+int write_file_atomic_mode(const char *path, const void *data, size_t len, unsigned mode);
 
 /*
  * A file written atomically by streaming: atomic_file_open() gives a FILE
@@ -70,6 +72,9 @@ struct atomic_file {
 	char *path;
 };
 int atomic_file_open(struct atomic_file *af, const char *path);
+/* remove the "<path>.tmp.<pid>" files of writers that died before their rename
+ * (the atomic writes above do it after each write; call it when reading path) */
+void atomic_file_cleanup(const char *path);
 int atomic_file_commit(struct atomic_file *af);
 void atomic_file_abort(struct atomic_file *af);
 
@@ -78,5 +83,13 @@ int mkdir_p(const char *path, unsigned mode);
 
 /* parse an unsigned integer (decimal, 0x hex or 0 octal) with range check */
 int parse_u64(const char *s, uint64_t max, uint64_t *out);
+
+/*
+ * Parse a line of n blank-separated unsigned integers named names[] into
+ * v[] (the line is cut up: strtok_r); a '#' ends the line. The first field
+ * is a GUID and must not be 0. 0, or -EINVAL with the reason in why.
+ */
+int parse_guid_line(char *s, const char *const *names, unsigned n, uint64_t *v, char *why,
+		    size_t whylen);
 
 #endif

@@ -2,7 +2,10 @@
  * xport.c: MAD transactions over a backend: a FIFO of waiting requests, a
  * window of in-flight slots, per-attempt timers, retries with a fresh TID
  * per attempt (so a late answer to an old attempt is recognised as late),
- * and dispatch of unsolicited requests by management class.
+ * and dispatch of unsolicited requests by management class. An attempt
+ * that comes back undelivered at once cost no wait and is retried without
+ * using up a retry (XPORT_FAST_RETRIES times): a lossy fabric that reports
+ * its drops (ibsim) costs a few quick resends, not failed sweeps.
  *
  * TIDs: the low 32 bits are ours (the kernel and ibsim rewrite the high
  * ones). They are (sequence << 10 | slot), so a response finds its slot in
@@ -31,6 +34,7 @@ struct xreq {
 	ibsm_xport_cb cb;
 	void *arg;
 	uint8_t attempts;
+	uint8_t fast_fails; /* attempts returned undelivered at once (XPORT_FAST_RETRIES) */
 	uint8_t mgmt_class;
 	uint16_t attr_id;
 };
@@ -40,6 +44,7 @@ struct slot {
 	struct xreq *req; /* NULL when free */
 	uint32_t tid;
 	unsigned index;
+	uint64_t sent_ms; /* when the current attempt went out */
 	struct event *timer;
 };
 
@@ -228,6 +233,7 @@ static void slot_send(struct ibsm_xport *x, struct slot *s)
 	set_tid(r->mad, s->tid);
 	if (r->attempts++)
 		x->st.retries++;
+	s->sent_ms = now_ms();
 	err = x->be.send(x->be_ctx, r->mad, r->len, &r->to, x->timeout_ms);
 	if (err < 0) {
 		x->st.send_errors++;
@@ -274,14 +280,19 @@ static void notify_space(struct ibsm_xport *x)
 	x->in_space_cb = false;
 }
 
-/* an attempt failed: retry or give up */
-static void slot_attempt_failed(struct ibsm_xport *x, struct slot *s)
+/* an attempt failed: retry or give up; fast: it came back undelivered without a wait */
+static void slot_attempt_failed(struct ibsm_xport *x, struct slot *s, bool fast)
 {
 	struct xreq *r = s->req;
 
 	evtimer_del(s->timer);
 	x->st.timeouts++;
-	if (r->attempts <= x->retries) {
+	if (fast && r->fast_fails < XPORT_FAST_RETRIES) {
+		r->fast_fails++;
+		slot_send(x, s);
+		return;
+	}
+	if (r->attempts - r->fast_fails <= (int)x->retries) {
 		slot_send(x, s);
 		return;
 	}
@@ -300,7 +311,7 @@ static void slot_timeout(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	if (s->req)
-		slot_attempt_failed(s->x, s);
+		slot_attempt_failed(s->x, s, false);
 }
 
 int xport_send(struct ibsm_xport *x, const uint8_t *mad, size_t len,
@@ -381,7 +392,7 @@ void xport_input(struct ibsm_xport *x, const uint8_t *mad, size_t len,
 		/* one of our requests came back undelivered */
 		s = slot_by_tid(x, mad_tid32(mad));
 		if (s)
-			slot_attempt_failed(x, s);
+			slot_attempt_failed(x, s, now_ms() - s->sent_ms < x->timeout_ms / 2);
 		else
 			x->st.unmatched++;
 		return;

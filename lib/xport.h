@@ -53,6 +53,14 @@ struct ibsm_xport_stats {
 	uint64_t queue_peak;     /* most requests waiting for a window slot */
 };
 
+/*
+ * Attempts that come back undelivered (a status from the backend) sooner than
+ * half their timeout cost no wait: a drop the fabric reports at once, such as
+ * ibsim's lossy ports. Up to this many of them per request are retried
+ * without using up transaction_retries, which counts attempts that waited.
+ */
+#define XPORT_FAST_RETRIES 16
+
 /* result of a request: 0 with resp (whose MAD status the caller checks),
  * -ETIMEDOUT after the last retry (send errors are retried too), -ECANCELED */
 typedef void (*ibsm_xport_cb)(void *arg, int err, const uint8_t *resp, size_t len);

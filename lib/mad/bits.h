@@ -8,8 +8,8 @@
 
 #include <stdint.h>
 
-/* the len-bit field (1..64) at bit off */
-static inline uint64_t bits_get(const uint8_t *buf, unsigned off, unsigned len)
+/* the bit-at-a-time versions: fields that span more than 64 bits with their first byte */
+static inline uint64_t bits_get_slow(const uint8_t *buf, unsigned off, unsigned len)
 {
 	uint64_t v = 0;
 	unsigned i;
@@ -22,7 +22,7 @@ static inline uint64_t bits_get(const uint8_t *buf, unsigned off, unsigned len)
 	return v;
 }
 
-static inline void bits_set(uint8_t *buf, unsigned off, unsigned len, uint64_t v)
+static inline void bits_set_slow(uint8_t *buf, unsigned off, unsigned len, uint64_t v)
 {
 	unsigned i;
 
@@ -34,6 +34,44 @@ static inline void bits_set(uint8_t *buf, unsigned off, unsigned len, uint64_t v
 			buf[b / 8] |= m;
 		else
 			buf[b / 8] &= (uint8_t)~m;
+	}
+}
+
+/*
+ * The len-bit field (1..64) at bit off. A byte at a time: every SA
+ * request and answer goes through these (headers, component matching,
+ * record encoding), and the SA's PathRecord rate depends on them.
+ */
+static inline uint64_t bits_get(const uint8_t *buf, unsigned off, unsigned len)
+{
+	const uint8_t *p = buf + off / 8;
+	unsigned lead = off % 8, have = 8 - lead, i;
+	uint64_t v;
+
+	if (lead + len > 64)
+		return bits_get_slow(buf, off, len);
+	v = p[0] & (0xffu >> lead);
+	for (i = 1; have < len; i++, have += 8)
+		v = v << 8 | p[i];
+	return v >> (have - len);
+}
+
+static inline void bits_set(uint8_t *buf, unsigned off, unsigned len, uint64_t v)
+{
+	uint8_t *p = buf + off / 8;
+	unsigned lead = off % 8, nbytes = (lead + len + 7) / 8, tail = nbytes * 8 - lead - len;
+	uint64_t mask, val;
+
+	if (lead + len > 64) {
+		bits_set_slow(buf, off, len, v);
+		return;
+	}
+	mask = (len == 64 ? ~0ull : (1ull << len) - 1) << tail;
+	val = (v << tail) & mask;
+	while (nbytes--) {
+		p[nbytes] = (uint8_t)((p[nbytes] & ~mask) | val);
+		mask >>= 8;
+		val >>= 8;
 	}
 }
 

@@ -158,12 +158,8 @@ static uint8_t rate_below(uint8_t r)
 static uint8_t port_rate(const struct ibsm_port *p)
 {
 	const struct ibsm_portinfo *pi = &p->pi;
-	uint32_t cap = pi->cap_mask;
 	int lanes, sp;
 
-	/* switch ports have no capability mask of their own: port 0's counts */
-	if (node_is_switch(p->node))
-		cap |= p->node->ports[0].pi.cap_mask;
 	switch (pi->link_width_active) {
 	case 1: lanes = 0; break;
 	case 16: lanes = 1; break;
@@ -172,7 +168,14 @@ static uint8_t port_rate(const struct ibsm_port *p)
 	case 8: lanes = 4; break;
 	default: return 0;
 	}
-	if ((cap & IBSM_CAP_HAS_EXT_SPEEDS) && pi->link_speed_ext_active) {
+	/*
+	 * Switch ports have no capability mask of their own: port 0's counts.
+	 * Read only with an extended speed active: on a walk through a big
+	 * fabric port 0 is one more cache miss per switch port.
+	 */
+	if (pi->link_speed_ext_active &&
+	    ((pi->cap_mask | (node_is_switch(p->node) ? p->node->ports[0].pi.cap_mask : 0)) &
+	     IBSM_CAP_HAS_EXT_SPEEDS)) {
 		switch (pi->link_speed_ext_active) {
 		case 1: sp = SP_FDR; break;
 		case 2: sp = SP_EDR; break;
@@ -600,8 +603,12 @@ static void emit(struct pq *pq, const struct ibsm_path_rec *pr)
 static bool pair_pkey(const struct pq *pq, const struct ibsm_port *s, const struct ibsm_port *d,
 		      uint16_t *pkey)
 {
-	if (!sa_view_visible(&pq->v, s) || !sa_view_visible(&pq->v, d) ||
-	    !pkey_common(pq->sm, s, d, 0))
+	uint16_t common;
+
+	if (!sa_view_visible(&pq->v, s) || !sa_view_visible(&pq->v, d))
+		return false;
+	common = pkey_common(pq->sm, s, d, 0);
+	if (!common)
 		return false;
 	if (HAS(pq, IBSM_PR_RAW_TRAFFIC) && pq->req.raw_traffic) {
 		*pkey = 0;
@@ -611,7 +618,7 @@ static bool pair_pkey(const struct pq *pq, const struct ibsm_port *s, const stru
 		*pkey = pq->req.pkey;
 		return (pq->req.pkey & 0x7fff) && pkey_common(pq->sm, s, d, pq->req.pkey);
 	}
-	*pkey = pkey_common(pq->sm, s, d, 0);
+	*pkey = common;
 	return true;
 }
 

@@ -124,19 +124,24 @@ static void send_table(struct ibsm_sm *sm, const struct sa_req *q, const struct 
 	response_header(q, hdr, method, 0, (uint16_t)(r->n ? pad / 8 : 0));
 	if (r->attr_id) /* GetMulti(MultiPathRecord) answers PathRecords (o15-0.2.7) */
 		bits_set(hdr, 128, 16, r->attr_id);
-	payload = xcalloc(len ? len : 1, 1);
-	for (i = 0; i < r->n; i++)
-		memcpy(payload + i * pad, r->recs + i * r->size, r->size);
 	to.qkey = IBSM_SA_QKEY;
 	if (method == IBSM_METHOD_GET_RESP) {
-		/* Get: one record in a plain MAD, no RMPP */
+		/* Get: one record in a plain MAD, no RMPP (and no copy of the table) */
 		uint8_t one[IBSM_MAD_SIZE];
 
 		memcpy(one, hdr, IBSM_SA_DATA_OFF);
 		memset(one + IBSM_SA_DATA_OFF, 0, IBSM_SA_DATA_SIZE);
-		memcpy(one + IBSM_SA_DATA_OFF, payload, MIN(len, (size_t)IBSM_SA_DATA_SIZE));
+		if (r->n)
+			memcpy(one + IBSM_SA_DATA_OFF, r->recs,
+			       MIN(r->size, (size_t)IBSM_SA_DATA_SIZE));
 		send_mad(sm, q, one, sizeof(one));
-	} else if (len <= IBSM_SA_DATA_SIZE) {
+		sm->sa->stats.records += r->n;
+		return;
+	}
+	payload = xcalloc(len ? len : 1, 1);
+	for (i = 0; i < r->n; i++)
+		memcpy(payload + i * pad, r->recs + i * r->size, r->size);
+	if (len <= IBSM_SA_DATA_SIZE) {
 		uint8_t one[IBSM_MAD_SIZE];
 		int n = rmpp_single(one, hdr, payload, len);
 

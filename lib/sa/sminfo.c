@@ -7,9 +7,9 @@
  * shown to whoever cannot prove it). Seen by every requester that may see
  * the SM's port (view.c).
  *
- * TODO(failover): the other SMs of the subnet (standby, not active) get a
- * record each once ibsmd polls their SMInfo for master election; until
- * then it knows only itself.
+ * The other SMs of the subnet that answered ibsmd's SMInfo queries
+ * (smstate.c: master election, polls) get a record each, from their last
+ * answer, keyed by the LID of their port; their SM_Key is never shown.
  */
 #include "config.h"
 
@@ -18,6 +18,20 @@
 #include "sa/sa_int.h"
 #include "sa/view.h"
 #include "sm.h"
+#include "smstate.h"
+
+/* one record for a port if the requester may see it and it matches the LID asked for */
+static void sminfo_add(struct sa_req *q, struct sa_resp *r, const struct sa_view *v,
+		       const struct ibsm_port *p, uint16_t lid, const struct ibsm_sminfo *si)
+{
+	if (!p || !lid || !sa_view_visible(v, p))
+		return;
+	r->matched |= IBSM_SA_COMP(IBSM_SMIR_LID); /* anywhere in the LMC range */
+	if (q->sa.comp_mask & IBSM_SA_COMP(IBSM_SMIR_LID) &&
+	    !sa_lid_owned(p, (uint16_t)sa_get(q->desc, q->rec, IBSM_SMIR_LID)))
+		return;
+	sa_sminfo_record_encode(sa_resp_add(r), lid, si);
+}
 
 static void sminfo_get(struct sa_req *q, struct sa_resp *r)
 {
@@ -30,16 +44,21 @@ static void sminfo_get(struct sa_req *q, struct sa_resp *r)
 		.priority = (uint8_t)sm->conf->sm_priority,
 		.state = sm->state,
 	};
+	struct smstate_remote_info ri[16];
 	struct sa_view v;
+	size_t n, i;
 
 	sa_view_init(&v, q);
-	if (!p || !sm->sm_lid || !sa_view_visible(&v, p))
-		return;
-	r->matched |= IBSM_SA_COMP(IBSM_SMIR_LID); /* anywhere in the LMC range */
-	if (q->sa.comp_mask & IBSM_SA_COMP(IBSM_SMIR_LID) &&
-	    !sa_lid_owned(p, (uint16_t)sa_get(q->desc, q->rec, IBSM_SMIR_LID)))
-		return;
-	sa_sminfo_record_encode(sa_resp_add(r), sm->sm_lid, &si);
+	sminfo_add(q, r, &v, p, sm->sm_lid, &si);
+	n = smstate_remotes(sm, ri, ARRAY_SIZE(ri));
+	for (i = 0; i < n && i < ARRAY_SIZE(ri); i++) {
+		struct ibsm_sminfo o = {.guid = ri[i].guid, .act_count = ri[i].act_count,
+					.priority = ri[i].priority, .state = ri[i].state};
+
+		if (ri[i].alive)
+			sminfo_add(q, r, &v, fabric_port_find(&sm->fabric, ri[i].guid), ri[i].lid,
+				   &o);
+	}
 }
 
 const struct sa_family sa_family_sminfo = {

@@ -25,6 +25,8 @@
 #   sim_clear_cache           empty $T/cache (the SM's guid2lid) before an unrelated fabric
 #   sim_cmd 'CMD'...          send console commands (Unlink "n"[p], Link ..., Error "n" 100,
 #                             Dump ...); waits until ibsim has read each one
+#   sim_error_all RATE        `Error "node" RATE` on every node of the fabric (RATE% of the
+#                             packets entering any port are dropped; 0 ends it)
 #   sim_run CMD [ARGS]        run a client on the fabric: LD_PRELOAD, IBSIM_SOCKNAME, SIM_HOST,
 #                             cwd $T/run, timeout; stderr goes to $T/clients.log
 #   sm_once [ARGS]            configure once (ibsmd -o / opensm -o); sets SM_RC, SM_LOG
@@ -38,6 +40,9 @@
 #   sm_ctl ARGS...            ibsmctl on the daemon's socket (with a timeout)
 #   sm_ctl_get PATH ARGS...   the member at dotted PATH (result.sm.lid, result.nodes.0.guid)
 #                             of `ibsmctl --json ARGS...`
+#   sm_wait_quiet SEC QUIET   wait (at most SEC s) until the daemon is quiet: subnet up, no
+#                             sweep running, no MAD outstanding (counters), and no heavy or
+#                             targeted sweep for QUIET s while light sweeps ran (1 on timeout)
 #   t_sm_sweeping MSG         the daemon's light sweep count rises within 5 s (past the
 #                             count the last call saw)
 #   sm_nodes_json FILE        the SM's node list as `ibsmctl nodes --json` (OpenSM: from its
@@ -281,6 +286,22 @@ sim_cmd() {
 	done
 }
 
+sim_error_all() {
+	local n0 n=0 i name
+	[ -n "$SIM_PID" ] || t_fail "sim_error_all: no ibsim running"
+	n0=$(_sim_prompts)
+	# all at once, then wait for as many prompts: one sim_cmd each takes a while
+	for name in $("$PYTHON" "$SIMTOOL" net-nodes "$SIM_NET"); do
+		printf 'Error "%s" %s\n' "$name" "$1" >&"$SIM_FD" || t_fail "cannot write to ibsim"
+		n=$((n + 1))
+	done
+	for ((i = 0; i < 200; i++)); do
+		[ "$(_sim_prompts)" -ge $((n0 + n)) ] && break
+		sleep 0.05
+	done
+	t_info "ibsim< Error \"*\" $1 (all $n nodes of $(basename "$SIM_NET"))"
+}
+
 # sm_wait_attached [SEC]: wait until the SM daemon's process is an ibsim client (console
 # `Attached`).  Returns as soon as it is; warns when it did not mark itself as SM (IsSM:
 # opening the issm device), because then ibsim gives it no traps and no SMInfo requests.
@@ -429,6 +450,43 @@ v = json.load(sys.stdin)
 for k in sys.argv[1].split("."):
     v = v[int(k)] if isinstance(v, list) else v[k]
 print(v)' "$path"
+}
+
+# the daemon's state in one line: "heavy+targeted light running(0/1) up(0/1) outstanding"
+_sm_quiet_state() {
+	{ sm_ctl --json status && sm_ctl --json counters; } 2>>"$T/clients.log" | "$PYTHON" -c '
+import json, sys
+dec, text, docs = json.JSONDecoder(), sys.stdin.read(), []
+i = 0
+while i < len(text):
+    if text[i].isspace():
+        i += 1
+        continue
+    d, i = dec.raw_decode(text, i)
+    docs.append(d["result"])
+s, c = docs
+w = s["sweeps"]
+print(w["heavy"] + w.get("region", 0), w["light"], int(w["running"]), int(s["subnet_up"]), c["mads"]["outstanding"])'
+}
+
+sm_wait_quiet() {
+	local sec=$1 quiet=$2 end st heavy light run up out h0=-1 l0=0 since=$SECONDS
+	end=$((SECONDS + sec))
+	while [ $SECONDS -lt $end ]; do
+		sm_alive || t_fail "$SM died"
+		if st=$(_sm_quiet_state) && read -r heavy light run up out <<<"$st"; then
+			if [ "$heavy" != "$h0" ]; then
+				h0=$heavy l0=$light since=$SECONDS
+			elif [ "$run$up$out" = 010 ] && [ "$light" -gt "$l0" ] &&
+				[ $((SECONDS - since)) -ge "$quiet" ]; then
+				t_info "quiet: $heavy heavy and targeted sweeps (none for ${quiet}s), $light light, nothing outstanding"
+				return 0
+			fi
+		fi
+		sleep 0.3
+	done
+	t_info "not quiet after ${sec}s: heavy light running up outstanding = ${st:-?}"
+	return 1
 }
 
 SM_LIGHT= # light sweeps the last t_sm_sweeping saw

@@ -30,6 +30,17 @@ talks to the fabric itself.  Subcommands:
   ctl-shapes DIR                every DIR/VIEW.json (`ibsmctl --json VIEW`) has its members
   ctl-errors SOCKET             bad requests get the right error codes, the connection lives
   ctl-many SOCKET N             N clients at once, each asks status, all are answered
+  net-nodes NET                 the node names of an ibsim net file, one per line
+  flap-plan NET N SEED          N random link events for the ibsim console (Unlink "a"[p]
+                                of a link that is up, Link "a"[p] "b"[q] of one that is down),
+                                then a Link for every link still down; never a link of the
+                                first node (where the SM runs)
+  guid2lid-check FILE REF [ALT] FILE is a whole guid2lid (every line "GUID BASE [TOP]" or
+                                blank, nothing cut off) with exactly the entries of REF (or
+                                exactly those of ALT)
+  guid2lid-drop FILE N SEED     FILE without N of its entries, chosen at random
+  ctl-lids-check JSON LIDS      `ibsmctl --json lids` gives each GUID of LIDS ('GUID LID'
+                                lines) that LID
 Exit status 0 when the check holds, 1 with a reason on stderr when not.
 """
 import json
@@ -722,6 +733,120 @@ def cmd_ctl_many(path, n):
     return 0
 
 
+NET_NODE = re.compile(r'^(Switch|Hca|Ca|Rt|Router)\s+\d+\s+"([^"]+)"')
+NET_PORT = re.compile(r'^\[(\d+)\]\s+"([^"]+)"\[(\d+)\]')
+
+
+def read_net(path):
+    """ibsim net file -> (node names in file order, {(a, p, b, q)} links with (a, p) < (b, q))"""
+    names, links, cur = [], set(), None
+    for line in open(path):
+        m = NET_NODE.match(line)
+        if m:
+            cur = m.group(2)
+            names.append(cur)
+            continue
+        m = NET_PORT.match(line)
+        if m and cur is not None:
+            a, b = (cur, int(m.group(1))), (m.group(2), int(m.group(3)))
+            links.add(a + b if a < b else b + a)
+    return names, links
+
+
+def cmd_net_nodes(path):
+    for n in read_net(path)[0]:
+        print(n)
+    return 0
+
+
+def cmd_flap_plan(path, n, seed):
+    import random
+    names, links = read_net(path)
+    rnd = random.Random(int(seed))
+    cand = sorted(l for l in links if names[0] not in (l[0], l[2]))
+    if not cand:
+        die(f"{path}: no link to flap")
+    down = set()
+    for _ in range(int(n)):
+        l = rnd.choice(cand)
+        if l in down:
+            down.discard(l)
+            print(f'Link "{l[0]}"[{l[1]}] "{l[2]}"[{l[3]}]')
+        else:
+            down.add(l)
+            a, p = (l[0], l[1]) if rnd.random() < 0.5 else (l[2], l[3])
+            print(f'Unlink "{a}"[{p}]')
+    for l in sorted(down):
+        print(f'Link "{l[0]}"[{l[1]}] "{l[2]}"[{l[3]}]')
+    return 0
+
+
+G2L_LINE = re.compile(r'^0x[0-9a-fA-F]{1,16} +0x[0-9a-fA-F]{1,4}( +0x[0-9a-fA-F]{1,4})?$')
+
+
+def cmd_guid2lid_drop(path, n, seed):
+    import random
+    lines = [l for l in open(path).read().split('\n') if l.strip() and not l.startswith('#')]
+    drop = set(random.Random(int(seed)).sample(range(len(lines)), min(int(n), len(lines))))
+    for i, l in enumerate(lines):
+        if i not in drop:
+            print(l + '\n')
+    return 0
+
+
+def cmd_guid2lid_check(path, ref, alt=None):
+    """a guid2lid must be complete and exactly REF's: a torn write shows as a cut line,
+    lost entries or an empty file"""
+    try:
+        text = open(path, errors='replace').read()
+    except OSError as e:
+        die(f"guid2lid: {e}")
+    if not text:
+        die(f"{path} is empty")
+    if not text.endswith('\n'):
+        die(f"{path} does not end with a newline (cut off?): ...{text[-40:]!r}")
+    for i, line in enumerate(text.split('\n')[:-1], 1):
+        if line and not line.startswith('#') and not G2L_LINE.match(line):
+            die(f"{path}:{i}: not a guid2lid line: {line[:80]!r}")
+    a, b = read_pairs(path), read_pairs(ref)
+    if alt is not None and {k: v[0] for k, v in a.items()} == \
+            {k: v[0] for k, v in read_pairs(alt).items()}:
+        print(f"guid2lid-check: {len(a)} entries, whole, as in {alt}")
+        return 0
+    moved = [f"0x{k:016x}: {b[k][0]} -> {a.get(k, (None,))[0]}" for k in sorted(b)
+             if a.get(k, (None,))[0] != b[k][0]]
+    extra = sorted(set(a) - set(b))
+    if moved or extra:
+        die(f"{path} differs from {ref}: {len(moved)} entries lost or moved "
+            f"({'; '.join(moved[:5])}), {len(extra)} new")
+    print(f"guid2lid-check: {len(a)} entries, whole and unchanged")
+    return 0
+
+
+def cmd_ctl_lids_check(js, lids):
+    rep = load_reply(js)
+    want = read_pairs(lids)
+    have = {}
+
+    def walk(v):
+        if isinstance(v, dict):
+            gv, lv = v.get('guid'), v.get('lid', v.get('base', v.get('base_lid')))
+            if gv is not None and isinstance(lv, int) and lv:
+                have.setdefault(g(gv), set()).add(lv)
+            for x in v.values():
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+    walk(rep)
+    bad = [f"0x{k:016x} {w[1]}: want {w[0]}, ibsmctl lids {sorted(have.get(k, []))}"
+           for k, w in sorted(want.items()) if w[0] not in have.get(k, set())]
+    if bad:
+        die(f"{len(bad)} of {len(want)} LIDs differ in ibsmctl lids:\n  " + "\n  ".join(bad[:10]))
+    print(f"ctl-lids-check: {len(want)} LIDs as ibsmctl lids reports them")
+    return 0
+
+
 CMDS = {
     'ibnd-lids': (cmd_ibnd_lids, 1), 'ibnd-local': (cmd_ibnd_local, 1),
     'ibnd-name': (cmd_ibnd_name, 2),
@@ -733,7 +858,10 @@ CMDS = {
     'compare-nodes': (cmd_compare_nodes, -2), 'compare-lft': (cmd_compare_lft, -2),
     'compare-route': (cmd_compare_route, -2), 'route-pairs': (cmd_route_pairs, 2),
     'ctl-shapes': (cmd_ctl_shapes, 1), 'ctl-errors': (cmd_ctl_errors, 1),
-    'ctl-many': (cmd_ctl_many, 2),
+    'ctl-many': (cmd_ctl_many, 2), 'net-nodes': (cmd_net_nodes, 1),
+    'flap-plan': (cmd_flap_plan, 3), 'guid2lid-check': (cmd_guid2lid_check, -2),
+    'guid2lid-drop': (cmd_guid2lid_drop, 3),
+    'ctl-lids-check': (cmd_ctl_lids_check, 2),
 }
 
 if __name__ == '__main__':

@@ -152,8 +152,8 @@ grep -Eq '^\* +sweep_interval +1 +flag$' "$T/config.txt" ||
 	t_fail "config: no '* sweep_interval 1 flag' row: $(grep sweep_interval "$T/config.txt")"
 grep -Eq '^ +sm_priority +0 +default$' "$T/config.txt" ||
 	t_fail "config: sm_priority row: $(grep sm_priority "$T/config.txt")"
-grep -Eq '^\s+m_key +\S+ +default +\(restart\) \(unsupported\)$' "$T/config.txt" ||
-	t_fail "config: m_key row: $(grep -w m_key "$T/config.txt")"
+grep -Eq '^\s+cc_key +\S+ +default +(\(restart\) )?\(unsupported\)$' "$T/config.txt" ||
+	t_fail "config: cc_key row: $(grep -w cc_key "$T/config.txt")"
 expect_rc 0 sm_ctl config socket_mode
 [ "$(grep -c socket_mode "$T/rc.out")" = 1 ] || t_fail "config socket_mode: $(cat "$T/rc.out")"
 expect_rc 1 sm_ctl config no_such_key

@@ -8,6 +8,10 @@
  * Multicast (MCMemberRecord, IBA 15.2.5.17):
  *   join MGID [--state S] [--create] [--qkey Q] [--pkey P] [--sl N] [--mtu N]
  *             [--rate N] [--port-guid G] [--expect STATUS]
+ *       --create puts Q_Key, P_Key, TClass, SL and FlowLabel in the component
+ *       mask (defaults 0x0b1b, 0xffff, 0, 0, 0); without it, only the ones
+ *       given are (the group's must match them); --mtu and --rate ask for
+ *       exactly that value (selector 2).
  *   leave MGID [--state S] [--port-guid G] [--expect STATUS]
  *   query MGID [--expect STATUS]
  *   cycles N [--mgid MGID] [--proxy G]
@@ -19,7 +23,17 @@
  * 0 when every SA status was the one expected (default 0), 1 when not,
  * 2 on usage or transport errors.
  *
- * Commands are the table at the end: more (ServiceRecord, ...) go there.
+ * Services (ServiceRecord, IBA 15.2.5.14), the ServiceGID this port's:
+ *   service register ID NAME [--lease SEC] [--pkey P] [--port-guid G] [--expect STATUS]
+ *   service query ID [--expect STATUS]
+ *   service delete ID [--port-guid G] [--expect STATUS]
+ * register is a Set of ServiceID, ServiceGID, ServiceLease (default
+ * 0xffffffff: forever), ServiceName and, when given, ServiceP_Key; query a
+ * Get by ServiceID (the answer's lease is the time left); delete a Delete
+ * by ServiceID and ServiceGID. --port-guid G: the ServiceGID names port G
+ * instead.
+ *
+ * Commands are the table at the end: more go there.
  */
 #include "config.h"
 
@@ -39,9 +53,10 @@
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
-#define SA_CLASS        0x03
-#define SA_CLASS_VER    2
+#include "saport.h"
+
 #define ATTR_MCMEMBER   0x0038
+#define ATTR_SERVICE    0x0031
 #define METHOD_GET      0x01
 #define METHOD_SET      0x02
 #define METHOD_DELETE   0x15
@@ -57,13 +72,11 @@ enum {
 #define BIT(x) (1ull << (x))
 #define JOIN_MASK (BIT(MCM_MGID) | BIT(MCM_PORT_GID) | BIT(MCM_JOIN_STATE))
 
-static const char *prog = "sa_client";
+const char *prog = "sa_client";
 
 /* a session with the SM's SA */
 struct sac {
-	int fd, agent;
-	unsigned sm_lid, sm_sl;
-	uint64_t prefix, guid; /* the port's GID */
+	struct sa_port p;
 	unsigned timeout_ms, retries;
 	uint32_t tid;
 	void *umad;
@@ -78,53 +91,12 @@ struct mcrec {
 	bool proxy;
 };
 
-static void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void warnx_(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 /* --- the transport --- */
 
 static int sac_open(struct sac *c, const char *ca, int port, unsigned sm_lid)
 {
-	umad_port_t p;
-
-	if (umad_init() < 0) {
-		warnx_("umad_init failed");
+	if (sa_port_open(&c->p, ca, port, sm_lid) < 0)
 		return -1;
-	}
-	c->fd = umad_open_port(ca, port);
-	if (c->fd < 0) {
-		warnx_("cannot open umad port %s:%d: %s", ca ? ca : "(first)", port,
-		       strerror(-c->fd));
-		return -1;
-	}
-	if (umad_get_port(ca, port, &p) < 0) {
-		warnx_("cannot read the port's attributes");
-		return -1;
-	}
-	c->sm_lid = sm_lid ? sm_lid : p.sm_lid;
-	c->sm_sl = p.sm_sl;
-	c->prefix = be64toh(p.gid_prefix);
-	c->guid = be64toh(p.port_guid);
-	umad_release_port(&p);
-	if (!c->sm_lid) {
-		warnx_("the port knows no SM (SMLID 0)");
-		return -1;
-	}
-	c->agent = umad_register(c->fd, SA_CLASS, SA_CLASS_VER, 0, NULL);
-	if (c->agent < 0) {
-		warnx_("cannot register an SA agent: %s", strerror(-c->agent));
-		return -1;
-	}
 	c->umad = calloc(1, umad_size() + MAD_SIZE);
 	if (!c->umad)
 		return -1;
@@ -134,13 +106,8 @@ static int sac_open(struct sac *c, const char *ca, int port, unsigned sm_lid)
 
 static void sac_close(struct sac *c)
 {
-	if (c->fd >= 0) {
-		if (c->agent >= 0)
-			umad_unregister(c->fd, c->agent);
-		umad_close_port(c->fd);
-	}
+	sa_port_close(&c->p);
 	free(c->umad);
-	umad_done();
 }
 
 /*
@@ -165,13 +132,13 @@ static int sac_call(struct sac *c, uint8_t method, uint16_t attr, uint64_t comp,
 		mad_set_field64(mad, 0, IB_SA_MKEY_F, key);
 		mad_set_field64(mad, 0, IB_SA_COMPMASK_F, comp);
 		memcpy(mad + SA_DATA, rec, rec_len);
-		umad_set_addr(c->umad, (int)c->sm_lid, 1, (int)c->sm_sl, IB_DEFAULT_QP1_QKEY);
-		if (umad_send(c->fd, c->agent, c->umad, MAD_SIZE, (int)c->timeout_ms, 0) < 0) {
+		umad_set_addr(c->umad, (int)c->p.sm_lid, 1, (int)c->p.sm_sl, IB_DEFAULT_QP1_QKEY);
+		if (umad_send(c->p.fd, c->p.agent, c->umad, MAD_SIZE, (int)c->timeout_ms, 0) < 0) {
 			warnx_("umad_send failed");
 			return -1;
 		}
 		for (;;) {
-			int len = MAD_SIZE, r = umad_recv(c->fd, c->umad, &len, (int)c->timeout_ms);
+			int len = MAD_SIZE, r = umad_recv(c->p.fd, c->umad, &len, (int)c->timeout_ms);
 
 			if (r < 0 || umad_status(c->umad))
 				break; /* timed out: send again */
@@ -184,7 +151,7 @@ static int sac_call(struct sac *c, uint8_t method, uint16_t attr, uint64_t comp,
 		}
 		mad = umad_get_mad(c->umad);
 	}
-	warnx_("no answer from the SA (lid %u) after %u tries", c->sm_lid, c->retries + 1);
+	warnx_("no answer from the SA (lid %u) after %u tries", c->p.sm_lid, c->retries + 1);
 	return -1;
 }
 
@@ -304,6 +271,7 @@ struct mcopts {
 	bool create;
 	uint64_t qkey, pkey, sl, mtu, rate, port_guid, expect;
 	bool have_mtu, have_rate;
+	bool have_qkey, have_pkey, have_sl; /* given: in the component mask of a join */
 };
 
 static int mc_args(const char *cmd, int argc, char **argv, struct mcopts *o)
@@ -334,11 +302,11 @@ static int mc_args(const char *cmd, int argc, char **argv, struct mcopts *o)
 		if (!strcmp(a, "--state"))
 			ok = parse_state(v, &o->state);
 		else if (!strcmp(a, "--qkey"))
-			ok = parse_num(v, UINT32_MAX, &o->qkey);
+			ok = o->have_qkey = parse_num(v, UINT32_MAX, &o->qkey);
 		else if (!strcmp(a, "--pkey"))
-			ok = parse_num(v, 0xffff, &o->pkey);
+			ok = o->have_pkey = parse_num(v, 0xffff, &o->pkey);
 		else if (!strcmp(a, "--sl"))
-			ok = parse_num(v, 15, &o->sl);
+			ok = o->have_sl = parse_num(v, 15, &o->sl);
 		else if (!strcmp(a, "--mtu"))
 			ok = o->have_mtu = parse_num(v, 63, &o->mtu);
 		else if (!strcmp(a, "--rate"))
@@ -366,7 +334,7 @@ static uint64_t mc_request(const struct sac *c, const struct mcopts *o, struct m
 
 	memset(r, 0, sizeof(*r));
 	memcpy(r->mgid, o->mgid, 16);
-	gid_put(r->port_gid, c->prefix, o->port_guid ? o->port_guid : c->guid);
+	gid_put(r->port_gid, c->p.prefix, o->port_guid ? o->port_guid : c->p.guid);
 	r->join_state = o->state;
 	r->qkey = (uint32_t)o->qkey;
 	r->pkey = (uint16_t)o->pkey;
@@ -374,6 +342,9 @@ static uint64_t mc_request(const struct sac *c, const struct mcopts *o, struct m
 	if (o->create)
 		comp |= BIT(MCM_QKEY) | BIT(MCM_PKEY) | BIT(MCM_TCLASS) | BIT(MCM_SL) |
 			BIT(MCM_FLOW);
+	/* a join of an existing group names what it wants matched */
+	comp |= (o->have_qkey ? BIT(MCM_QKEY) : 0) | (o->have_pkey ? BIT(MCM_PKEY) : 0) |
+		(o->have_sl ? BIT(MCM_SL) : 0);
 	if (o->have_mtu) {
 		r->mtu_sel = 2;
 		r->mtu = (uint8_t)o->mtu;
@@ -554,6 +525,102 @@ static int cmd_cycles(struct sac *c, int argc, char **argv)
 	return 0;
 }
 
+/* --- ServiceRecord --- */
+
+#define SR_SIZE 176
+/* ServiceRecord component mask bits (15.2.5.14) */
+enum { SR_ID, SR_GID, SR_PKEY, SR_RESV, SR_LEASE, SR_KEY, SR_NAME };
+
+static int cmd_service(struct sac *c, int argc, char **argv)
+{
+	uint8_t rec[SR_SIZE], resp[MAD_SIZE], gid[16], name[64] = {0};
+	uint64_t id, lease = 0xffffffff, pkey = 0, expect = 0, guid = 0, comp;
+	const char *sub = argc > 0 ? argv[0] : "";
+	bool reg = !strcmp(sub, "register"), have_pkey = false;
+	uint8_t method = reg ? METHOD_SET : !strcmp(sub, "delete") ? METHOD_DELETE : METHOD_GET;
+	char gbuf[INET6_ADDRSTRLEN];
+	int i, first = reg ? 3 : 2;
+	uint16_t st;
+
+	if ((!reg && strcmp(sub, "query") && strcmp(sub, "delete")) || argc < first ||
+	    !parse_num(argv[1], UINT64_MAX, &id)) {
+		warnx_("service: want register ID NAME, query ID or delete ID");
+		return 2;
+	}
+	if (reg) {
+		if (strlen(argv[2]) > sizeof(name)) {
+			warnx_("service: a name has at most 64 bytes");
+			return 2;
+		}
+		memcpy(name, argv[2], strlen(argv[2]));
+	}
+	for (i = first; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		bool ok;
+
+		if (!v) {
+			warnx_("service: %s needs a value", a);
+			return 2;
+		}
+		i++;
+		if (reg && !strcmp(a, "--lease"))
+			ok = parse_num(v, UINT32_MAX, &lease);
+		else if (reg && !strcmp(a, "--pkey"))
+			ok = have_pkey = parse_num(v, 0xffff, &pkey);
+		else if (!strcmp(a, "--expect"))
+			ok = parse_num(v, 0xffff, &expect);
+		else if (method != METHOD_GET && !strcmp(a, "--port-guid"))
+			ok = parse_num(v, UINT64_MAX, &guid);
+		else {
+			warnx_("service: unknown option %s", a);
+			return 2;
+		}
+		if (!ok) {
+			warnx_("service: bad value for %s: %s", a, v);
+			return 2;
+		}
+	}
+	memset(rec, 0, sizeof(rec));
+	gid_put(gid, c->p.prefix, guid ? guid : c->p.guid);
+	mad_set_field64(rec, 0, IB_SA_SR_ID_F, id);
+	comp = BIT(SR_ID);
+	if (method != METHOD_GET) {
+		mad_set_array(rec, 0, IB_SA_SR_GID_F, gid);
+		comp |= BIT(SR_GID);
+	}
+	if (reg) {
+		mad_set_field(rec, 0, IB_SA_SR_LEASE_F, (uint32_t)lease);
+		mad_set_array(rec, 0, IB_SA_SR_NAME_F, name);
+		comp |= BIT(SR_LEASE) | BIT(SR_NAME);
+		if (have_pkey) {
+			mad_set_field(rec, 0, IB_SA_SR_PKEY_F, (uint32_t)pkey);
+			comp |= BIT(SR_PKEY);
+		}
+	}
+	if (sac_call(c, method, ATTR_SERVICE, comp, 0, rec, sizeof(rec), resp) < 0)
+		return 2;
+	st = mad_status(resp);
+	printf("service %s 0x%016" PRIx64 " status 0x%04x", sub, id, st);
+	if (!st) {
+		uint8_t *r = resp + SA_DATA;
+		char n[65] = {0};
+
+		mad_get_array(r, 0, IB_SA_SR_GID_F, gid);
+		mad_get_array(r, 0, IB_SA_SR_NAME_F, n);
+		printf(" id 0x%016" PRIx64 " gid %s pkey 0x%04x lease %u name %s",
+		       mad_get_field64(r, 0, IB_SA_SR_ID_F), gid_str(gid, gbuf),
+		       mad_get_field(r, 0, IB_SA_SR_PKEY_F), mad_get_field(r, 0, IB_SA_SR_LEASE_F),
+		       n);
+	}
+	putchar('\n');
+	fflush(stdout);
+	if (st != expect) {
+		warnx_("service %s: status 0x%04x, expected 0x%04x", sub, st, (unsigned)expect);
+		return 1;
+	}
+	return 0;
+}
+
 /* --- main --- */
 
 struct command {
@@ -568,7 +635,9 @@ static const struct command commands[] = {
 	{"leave", "MGID [--state S] [--port-guid G] [--expect STATUS]", cmd_leave},
 	{"query", "MGID [--expect STATUS]", cmd_query},
 	{"cycles", "N [--mgid MGID] [--proxy GUID]", cmd_cycles},
-	/* ServiceRecord commands go here */
+	{"service", "register ID NAME [--lease SEC] [--pkey P] [--port-guid G] [--expect STATUS]"
+		    " | query ID [--expect STATUS] | delete ID [--port-guid G] [--expect STATUS]",
+	 cmd_service},
 	{NULL, NULL, NULL},
 };
 
@@ -583,7 +652,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	struct sac c = {.fd = -1, .agent = -1, .timeout_ms = 1000, .retries = 3};
+	struct sac c = {.p = SA_PORT_INIT, .timeout_ms = 1000, .retries = 3};
 	const char *ca = NULL;
 	const struct command *cmd;
 	uint64_t v, sm_lid = 0;

@@ -24,6 +24,7 @@ struct ff_port {
 	struct ibsm_portinfo pi;
 	uint64_t guid;
 	uint16_t pkeys[FF_PKEYS];
+	struct fakefab_sm *sm; /* a remote SM on this port, owned */
 };
 
 struct ff_node {
@@ -38,6 +39,7 @@ struct ff_node {
 	struct ibsm_switchinfo si;
 	int drop;
 	bool drop_silent;
+	bool lose_rekey; /* the answer to the next Set that changes its M_Key is lost */
 };
 
 struct fakefab {
@@ -187,11 +189,13 @@ struct fakefab *fakefab_new(struct event_base *base, const struct topofile *tf, 
 
 void fakefab_del(struct fakefab *ff)
 {
-	int i;
+	int i, p;
 
 	if (!ff)
 		return;
 	for (i = 0; i < ff->n; i++) {
+		for (p = 0; p <= ff->nodes[i].nports; p++)
+			free(ff->nodes[i].ports[p].sm);
 		free(ff->nodes[i].ports);
 		free(ff->nodes[i].lft);
 		free(ff->nodes[i].mft);
@@ -239,6 +243,8 @@ static int sma_portinfo(struct fakefab *ff, int node, int arrival, bool set, uin
 			return IBSM_STATUS_INVALID_FIELD;
 		}
 		pt->pi.mkey = in.mkey;
+		pt->pi.mkey_prot = in.mkey_prot;
+		pt->pi.mkey_lease = in.mkey_lease;
 		pt->pi.gid_prefix = in.gid_prefix;
 		pt->pi.lid = in.lid;
 		pt->pi.sm_lid = in.sm_lid;
@@ -260,6 +266,58 @@ static int sma_portinfo(struct fakefab *ff, int node, int arrival, bool set, uin
 	memset(data, 0, IBSM_SMP_DATA_SIZE);
 	portinfo_encode(data, &pt->pi);
 	return 0;
+}
+
+/* a remote SM's SMInfo; -1: not answered at all */
+static int sm_sminfo(struct ff_port *pt, bool set, uint32_t mod, uint8_t *data)
+{
+	struct fakefab_sm *fs = pt->sm;
+	struct ibsm_sminfo in, out;
+
+	if (!fs)
+		return IBSM_STATUS_METHOD_ATTR_UNSUPP;
+	if (fs->dead)
+		return -1;
+	sminfo_decode(data, &in);
+	fs->last_in = in;
+	out = (struct ibsm_sminfo){.guid = pt->guid,
+				   .sm_key = in.sm_key == fs->sm_key || fs->show_key ? fs->sm_key : 0,
+				   .act_count = ++fs->act_count,
+				   .priority = fs->priority,
+				   .state = fs->state};
+	memset(data, 0, IBSM_SMP_DATA_SIZE);
+	sminfo_encode(data, &out);
+	if (!set) {
+		fs->gets++;
+		return 0;
+	}
+	fs->sets++;
+	fs->last_mod = mod;
+	if (fs->refuse_sets)
+		return IBSM_STATUS_INVALID_FIELD;
+	switch (mod) {
+	case 1: /* HANDOVER */
+		if (in.state != IBSM_SM_MASTER)
+			return IBSM_STATUS_INVALID_FIELD;
+		fs->handovers++;
+		if (fs->state == IBSM_SM_STANDBY)
+			fs->state = IBSM_SM_MASTER;
+		return 0;
+	case 2: /* ACKNOWLEDGE */
+		fs->acks++;
+		return 0;
+	case 3:
+		fs->state = IBSM_SM_NOTACTIVE;
+		return 0;
+	case 4:
+		fs->state = IBSM_SM_STANDBY;
+		return 0;
+	case 5:
+		fs->state = IBSM_SM_DISCOVERING;
+		return 0;
+	default:
+		return IBSM_STATUS_INVALID_FIELD;
+	}
 }
 
 static int sma_handle(struct fakefab *ff, int node, int arrival, uint8_t *mad)
@@ -360,6 +418,9 @@ static int sma_handle(struct fakefab *ff, int node, int arrival, uint8_t *mad)
 			ff->cnt.mft_sets++;
 		return 0;
 	}
+	case IBSM_ATTR_SM_INFO:
+		return sm_sminfo(&nd->ports[nd->type == IBSM_NODE_SWITCH ? 0 : arrival], set,
+				 h.attr_mod, data);
 	case IBSM_ATTR_LFT:
 		if (nd->type != IBSM_NODE_SWITCH)
 			return IBSM_STATUS_METHOD_ATTR_UNSUPP;
@@ -374,6 +435,73 @@ static int sma_handle(struct fakefab *ff, int node, int arrival, uint8_t *mad)
 	default:
 		return IBSM_STATUS_METHOD_ATTR_UNSUPP;
 	}
+}
+
+/*
+ * Trap 256 (Bad M_Key, 14.2.5.1) from the port that refused an SMP, to the
+ * SM: issuer LID, then in the details the LID, method, attribute, modifier
+ * and the key that was wrong.
+ */
+static void send_trap256(struct fakefab *ff, const struct ff_port *holder,
+			 const struct ibsm_mad_hdr *req)
+{
+	uint8_t mad[IBSM_MAD_SIZE] = {0};
+	struct ibsm_mad_hdr h = {
+		.base_version = 1,
+		.mgmt_class = IBSM_CLASS_SMI,
+		.class_version = 1,
+		.method = IBSM_METHOD_TRAP,
+		.tid = 0x2560,
+		.attr_id = IBSM_ATTR_NOTICE,
+	};
+	struct ibsm_notice n = {.generic = true, .type = 0, .producer_or_vendor = 1,
+				.trap_num = 256, .issuer_lid = holder->pi.lid};
+	unsigned i;
+
+	if (!holder->pi.lid)
+		return; /* no LID, no way to send it */
+	n.details[2] = (uint8_t)(holder->pi.lid >> 8);
+	n.details[3] = (uint8_t)holder->pi.lid;
+	n.details[4] = req->method;
+	n.details[6] = (uint8_t)(req->attr_id >> 8);
+	n.details[7] = (uint8_t)req->attr_id;
+	for (i = 0; i < 4; i++)
+		n.details[8 + i] = (uint8_t)(req->attr_mod >> (24 - 8 * i));
+	for (i = 0; i < 8; i++)
+		n.details[12 + i] = (uint8_t)(req->mkey >> (56 - 8 * i));
+	mad_hdr_encode(mad, &h);
+	notice_encode(mad + IBSM_SMP_DATA_OFF, &n);
+	ff->cnt.mkey_traps++;
+	deliver(ff, mad, holder->pi.lid, 0);
+}
+
+/*
+ * The M_Key check of the SMA an SMP is addressed to (14.2.4.1): a switch
+ * checks at port 0, a CA at the port it arrives on. A wrong key fails Sets
+ * always and Gets from protection level 2 on: the SMP is dropped with no
+ * answer, M_KeyViolations counts it and trap 256 goes out. ibsim 0.10 keeps
+ * no M_Key at all (its PortInfo Set ignores the field); this is the spec.
+ * Returns false when the SMP is refused; *hide: a Get at level 1 with the
+ * wrong key, whose PortInfo answer shows M_Key 0.
+ */
+static bool mkey_check(struct fakefab *ff, int node, int arrival, const struct ibsm_mad_hdr *h,
+		       bool *hide)
+{
+	struct ff_node *nd = &ff->nodes[node];
+	struct ff_port *holder = &nd->ports[nd->type == IBSM_NODE_SWITCH ? 0 : arrival];
+
+	*hide = false;
+	if (!holder->pi.mkey || h->mkey == holder->pi.mkey)
+		return true;
+	if (h->method == IBSM_METHOD_GET && holder->pi.mkey_prot < 2) {
+		*hide = holder->pi.mkey_prot == 1;
+		return true;
+	}
+	if (holder->pi.mkey_viol < 0xffff)
+		holder->pi.mkey_viol++;
+	ff->cnt.mkey_refused++;
+	send_trap256(ff, holder, h);
+	return false;
 }
 
 static bool port_up(const struct ff_port *p)
@@ -395,6 +523,9 @@ static int ff_send(void *ctx, const uint8_t *in, size_t len, const struct ibsm_m
 	uint8_t mad[IBSM_MAD_SIZE];
 	struct ibsm_mad_hdr h;
 	int node = ff->sm_node, arrival = ff->sm_port, i, status;
+	int passed[64]; /* the nodes the SMP entered on its way, for the way back */
+	uint64_t key;
+	bool hide;
 
 	(void)timeout_ms;
 	if (len < 24)
@@ -422,6 +553,8 @@ static int ff_send(void *ctx, const uint8_t *in, size_t len, const struct ibsm_m
 		return 0;
 	}
 	/* walk the initial path: p[1] leaves the SM's node, then switch hops */
+	if (h.hop_cnt > 63)
+		goto undelivered;
 	for (i = 1; i <= h.hop_cnt; i++) {
 		int egress = mad[128 + i];
 		struct ff_port *pt;
@@ -435,12 +568,34 @@ static int ff_send(void *ctx, const uint8_t *in, size_t len, const struct ibsm_m
 		pt = port_at(ff, node, egress);
 		if (!port_up(pt))
 			goto undelivered;
+		passed[i - 1] = node;
 		arrival = pt->peer_port;
 		node = pt->peer;
 		if (dropped(ff, node))
 			goto drop;
 	}
+	if (!mkey_check(ff, node, arrival, &h, &hide))
+		return 0; /* refused: dropped, the SM times out */
+	key = fakefab_port_mkey(ff, node, arrival);
 	status = sma_handle(ff, node, arrival, mad);
+	if (ff->nodes[node].lose_rekey && key != fakefab_port_mkey(ff, node, arrival)) {
+		ff->nodes[node].lose_rekey = false;
+		ff->cnt.dropped++;
+		return 0; /* it took effect; the answer is lost on the way back */
+	}
+	if (status < 0)
+		goto undelivered; /* a remote SM that is dead */
+	if (hide && h.attr_id == IBSM_ATTR_PORT_INFO) {
+		struct ibsm_portinfo pi;
+
+		portinfo_decode(mad + IBSM_SMP_DATA_OFF, &pi);
+		pi.mkey = 0;
+		portinfo_encode(mad + IBSM_SMP_DATA_OFF, &pi);
+	}
+	/* the answer can be lost on its way back: what the SMP did stays done */
+	for (i = h.hop_cnt; i >= 1; i--)
+		if (dropped(ff, passed[i - 1]))
+			goto drop;
 	smp_make_response(mad, (uint16_t)status, NULL);
 	deliver(ff, mad, 0, 0);
 	return 0;
@@ -500,6 +655,35 @@ void fakefab_unlink(struct fakefab *ff, int node, int port, bool trap)
 		send_trap128(ff, node);
 		send_trap128(ff, pn);
 	}
+}
+
+static void psc(struct fakefab *ff, int node)
+{
+	if (ff->nodes[node].type == IBSM_NODE_SWITCH)
+		ff->nodes[node].si.port_state_change = 1;
+}
+
+static void cut_end(struct fakefab *ff, int node, int port)
+{
+	struct ff_port *a = port_at(ff, node, port), *b;
+
+	if (a->peer < 0)
+		return;
+	b = port_at(ff, a->peer, a->peer_port);
+	b->peer = -1;
+	b->pi.phys_state = IBSM_PHYS_POLLING;
+	b->pi.port_state = IBSM_PORT_DOWN;
+	psc(ff, a->peer);
+	a->peer = -1;
+}
+
+void fakefab_rewire(struct fakefab *ff, int a, int pa, int b, int pb)
+{
+	cut_end(ff, a, pa);
+	cut_end(ff, b, pb);
+	link_up(ff, a, pa, b, pb);
+	psc(ff, a);
+	psc(ff, b);
 }
 
 void fakefab_relink(struct fakefab *ff, int node, int port)
@@ -566,6 +750,48 @@ uint64_t fakefab_node_guid(const struct fakefab *ff, int node)
 uint64_t fakefab_port_guid(const struct fakefab *ff, int node, int port)
 {
 	return ff->nodes[node].ports[port].guid;
+}
+
+/* the port holding a node's M_Key: port 0 of a switch, the CA port itself */
+static const struct ff_port *mkey_holder(const struct fakefab *ff, int node, int port)
+{
+	const struct ff_node *nd = &ff->nodes[node];
+
+	return &nd->ports[nd->type == IBSM_NODE_SWITCH ? 0 : port];
+}
+
+uint64_t fakefab_port_mkey(const struct fakefab *ff, int node, int port)
+{
+	return mkey_holder(ff, node, port)->pi.mkey;
+}
+
+int fakefab_port_mkey_prot(const struct fakefab *ff, int node, int port)
+{
+	return mkey_holder(ff, node, port)->pi.mkey_prot;
+}
+
+uint16_t fakefab_port_mkey_lease(const struct fakefab *ff, int node, int port)
+{
+	return mkey_holder(ff, node, port)->pi.mkey_lease;
+}
+
+uint16_t fakefab_port_mkey_viol(const struct fakefab *ff, int node, int port)
+{
+	return mkey_holder(ff, node, port)->pi.mkey_viol;
+}
+
+void fakefab_lose_rekey_answer(struct fakefab *ff, int node)
+{
+	ff->nodes[node].lose_rekey = true;
+}
+
+void fakefab_set_port_mkey(struct fakefab *ff, int node, int port, uint64_t key, int prot)
+{
+	struct ff_node *nd = &ff->nodes[node];
+	struct ff_port *p = &nd->ports[nd->type == IBSM_NODE_SWITCH ? 0 : port];
+
+	p->pi.mkey = key;
+	p->pi.mkey_prot = (uint8_t)prot;
 }
 
 const struct fakefab_counts *fakefab_counts(const struct fakefab *ff)
@@ -694,4 +920,18 @@ uint16_t fakefab_mft(const struct fakefab *ff, int node, uint16_t mlid, unsigned
 	if (!nd->mft || mlid < 0xc000 || mlid - 0xc000 >= FF_MLIDS || position > 15)
 		return 0;
 	return nd->mft[(size_t)(mlid - 0xc000) * 16 + position];
+}
+
+struct fakefab_sm *fakefab_add_sm(struct fakefab *ff, int node, int port, uint8_t priority,
+				  uint8_t state)
+{
+	struct ff_port *pt = port_at(ff, node, port);
+
+	if (!pt->sm)
+		pt->sm = xcalloc(1, sizeof(*pt->sm));
+	pt->sm->priority = priority;
+	pt->sm->state = state;
+	pt->sm->sm_key = 1; /* sm_key's default */
+	pt->pi.cap_mask |= IBSM_CAP_IS_SM;
+	return pt->sm;
 }

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "mad/smp.h"
 #include "topofile.h"
 #include "xport.h"
 
@@ -31,8 +32,12 @@ void fakefab_attach(struct fakefab *ff, struct ibsm_xport *x);
 /* faults */
 void fakefab_unlink(struct fakefab *ff, int node, int port, bool trap);
 void fakefab_relink(struct fakefab *ff, int node, int port);
-/* drop this share (0..100) of the SMPs reaching node; silent: no undelivered
- * return (a real timeout) */
+/* move a cable: a:pa and b:pb leave whatever they were linked to (those
+ * ends go down) and are linked to each other (INIT); no trap */
+void fakefab_rewire(struct fakefab *ff, int a, int pa, int b, int pb);
+/* drop this share (0..100) of the SMPs reaching node, and of the answers
+ * passing it on their way back (what the SMP did stays done); silent: no
+ * undelivered return (a real timeout) */
 void fakefab_set_drop(struct fakefab *ff, int node, int percent, bool silent);
 
 /* inspection */
@@ -45,12 +50,31 @@ uint8_t fakefab_lft(const struct fakefab *ff, int node, uint16_t lid);
 uint16_t fakefab_lft_top(const struct fakefab *ff, int node);
 uint64_t fakefab_node_guid(const struct fakefab *ff, int node);
 uint64_t fakefab_port_guid(const struct fakefab *ff, int node, int port);
+/*
+ * M_Keys (IBA 14.2.4): every SMA checks the key of the SMPs addressed to it
+ * (a switch at port 0, a CA at the arrival port): with a non-zero M_Key, a
+ * wrong key fails Sets, and Gets from ProtectBits 2 on; the SMP is dropped
+ * (a real timeout), M_KeyViolations counts it and trap 256 goes to the SM.
+ * At level 1 a Get with the wrong key sees M_Key 0 in PortInfo. No lease
+ * timer. (ibsim 0.10 keeps no M_Key at all.) port: a CA port; any port of a
+ * switch means its port 0.
+ */
+uint64_t fakefab_port_mkey(const struct fakefab *ff, int node, int port);
+int fakefab_port_mkey_prot(const struct fakefab *ff, int node, int port);
+uint16_t fakefab_port_mkey_lease(const struct fakefab *ff, int node, int port);
+uint16_t fakefab_port_mkey_viol(const struct fakefab *ff, int node, int port);
+/* the next Set that changes the node's M_Key takes effect, its answer is lost */
+void fakefab_lose_rekey_answer(struct fakefab *ff, int node);
+/* protect a port as another SM would have */
+void fakefab_set_port_mkey(struct fakefab *ff, int node, int port, uint64_t key, int prot);
 /* SMPs handled: total, Sets, LFT Sets, PortInfo Sets */
 struct fakefab_counts {
 	uint64_t smps, gets, sets, lft_sets, pi_sets, si_sets, pkey_sets, mft_sets, dropped;
 	uint64_t answers; /* responses and trap represses the SM sent */
 	uint64_t rereg_sets; /* PortInfo Sets with ClientReregister */
 	uint64_t requests;   /* requests the SM sent to end ports (SA Reports) */
+	uint64_t mkey_refused; /* SMPs dropped for a wrong M_Key */
+	uint64_t mkey_traps;   /* Bad M_Key traps (256) sent to the SM */
 };
 const struct fakefab_counts *fakefab_counts(const struct fakefab *ff);
 void fakefab_reset_counts(struct fakefab *ff);
@@ -80,5 +104,25 @@ void fakefab_inject(struct fakefab *ff, const uint8_t *mad, size_t len, uint16_t
  */
 int fakefab_route(const struct fakefab *ff, int src_node, int src_port, uint16_t dlid,
 		  int *hops);
+
+/*
+ * A remote SM on a CA port: the port gets IsSM and its SMInfo is answered
+ * from this (Get: the SM_Key only to a requester that shows it; Set:
+ * HANDOVER from a master makes a standby master, ACKNOWLEDGE is counted,
+ * DISABLE/STANDBY/DISCOVER change its state). Tests change it at will.
+ */
+struct fakefab_sm {
+	uint8_t priority, state;
+	uint64_t sm_key;
+	uint32_t act_count;
+	bool dead;         /* its SMInfo is never answered (come back undelivered) */
+	bool refuse_sets;  /* Sets get an error status */
+	bool show_key;     /* shows its SM_Key to anyone */
+	unsigned gets, sets, handovers, acks;
+	uint32_t last_mod; /* AttributeModifier of the last Set */
+	struct ibsm_sminfo last_in; /* SMInfo carried by the last request */
+};
+struct fakefab_sm *fakefab_add_sm(struct fakefab *ff, int node, int port, uint8_t priority,
+				  uint8_t state);
 
 #endif

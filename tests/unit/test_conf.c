@@ -381,6 +381,32 @@ START_TEST(t_line_too_long)
 }
 END_TEST
 
+/* a string longer than CONF_STR_MAX would be cut by ibsmd -c and on reload:
+ * refused (found by tests/fuzz/fuzz_conf) */
+START_TEST(t_string_too_long)
+{
+	struct conf_errors errs = {0};
+	struct ibsm_conf *c = conf_new();
+	char *text = xcalloc(1, 1200), *path, *expect;
+
+	strcpy(text, "partition_config_file /");
+	memset(text + strlen(text), 'p', CONF_STR_MAX); /* one byte over */
+	strcat(text, "\nlmc 2\n");
+	path = write_text("longstr.conf", text);
+	ck_assert_int_eq(conf_load_file(c, path, &errs), 1);
+	expect = xasprintf("%s:1: partition_config_file: value longer than %d bytes", path,
+			   CONF_STR_MAX);
+	ck_assert_str_eq(errs.msg[0], expect);
+	ck_assert_str_eq(c->partition_config_file, "/etc/opensm/partitions.conf");
+	ck_assert_int_eq(c->lmc, 2);
+	free(expect);
+	free(path);
+	free(text);
+	conf_errors_free(&errs);
+	conf_del(c);
+}
+END_TEST
+
 /* a bad line among good ones: the right number; good ones still applied */
 START_TEST(t_bad_line_in_middle)
 {
@@ -833,12 +859,12 @@ START_TEST(t_origins)
 	ck_assert_msg(strstr(out, want) != NULL, "no \"%s\" in \"%s\"", want, out);
 	free(want);
 	ck_assert_ptr_null(strstr(out, "lmc")); /* supported */
-	ck_assert_ptr_null(strstr(out, "m_key")); /* default */
+	ck_assert_ptr_null(strstr(out, "cc_key")); /* default */
 	free(out);
 
 	/* a second file: its keys name it, the first file's keys keep their
 	 * lines but no longer a (freed) name */
-	p2 = write_text("o2.conf", "sm_priority 9\n\nm_key 0x5\n");
+	p2 = write_text("o2.conf", "sm_priority 9\n\ncc_key 0x5\n");
 	ck_assert_int_eq(conf_load_file(c, p2, &errs), 0);
 	ck_assert_str_eq(c->file, p2);
 	o = &c->origin[key_index("sm_priority")];
@@ -857,7 +883,7 @@ START_TEST(t_origins)
 	capture_start();
 	conf_warn_unsupported(c);
 	out = capture_end();
-	want = xasprintf("%s:3: m_key: not supported by ibsmd yet, value 0x0000000000000005 "
+	want = xasprintf("%s:3: cc_key: not supported by ibsmd yet, value 0x0000000000000005 "
 			 "ignored",
 			 p2);
 	ck_assert_msg(strstr(out, want) != NULL, "no \"%s\" in \"%s\"", want, out);
@@ -872,7 +898,7 @@ START_TEST(t_origins)
 	free(out);
 	/* reloading the same file again keeps the name */
 	ck_assert_int_eq(conf_load_file(c, p2, &errs), 0);
-	ck_assert_str_eq(c->origin[key_index("m_key")].file, p2);
+	ck_assert_str_eq(c->origin[key_index("cc_key")].file, p2);
 	conf_del(c);
 	free(p1);
 	free(p2);
@@ -930,6 +956,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, t_bad_line, 0, (int)ARRAY_SIZE(bad_cases));
 	tcase_add_test(tc, t_line_too_long);
+	tcase_add_test(tc, t_string_too_long);
 	tcase_add_test(tc, t_bad_line_in_middle);
 	tcase_add_test(tc, t_many_errors);
 	tcase_add_test(tc, t_missing_file);

@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -366,6 +368,19 @@ static json_int_t rep_id(json_t *rep)
 
 	ck_assert(json_is_integer(id));
 	return json_integer_value(id);
+}
+
+/* an echo with this id is answered */
+static void check_alive(struct cli *c, int id)
+{
+	char req[64];
+	json_t *rep;
+
+	snprintf(req, sizeof(req), "{\"cmd\":\"echo\",\"id\":%d}\n", id);
+	rep = cli_call(c, req);
+	check_ok(rep);
+	ck_assert_int_eq(rep_id(rep), id);
+	json_decref(rep);
 }
 
 /* ---- tests ---- */
@@ -1025,9 +1040,10 @@ START_TEST(t_max_clients)
 	json_t *rep;
 
 	fx_start(&lim);
+	/* subscribers are never closed to make room */
 	for (int i = 0; i < 3; i++) {
 		c[i] = cli_open();
-		rep = cli_call(c[i], "{\"cmd\":\"echo\"}\n");
+		rep = cli_call(c[i], "{\"cmd\":\"subscribe\"}\n");
 		check_ok(rep);
 		json_decref(rep);
 	}
@@ -1055,6 +1071,81 @@ START_TEST(t_max_clients)
 	cli_close(extra);
 	cli_close(c[1]);
 	cli_close(c[2]);
+	fx_stop();
+}
+END_TEST
+
+/* full of clients that are not being served: the one waiting longest makes room */
+START_TEST(t_evict)
+{
+	struct ctl_limits lim = {.max_clients = 4};
+	struct cli *sub, *old, *newer, *slow, *extra, *x, *y;
+	json_t *rep;
+
+	fx_start(&lim);
+	sub = cli_open();
+	rep = cli_call(sub, "{\"cmd\":\"subscribe\"}\n");
+	json_decref(rep);
+	old = cli_open();
+	check_alive(old, 1);
+	slow = cli_open();
+	cli_send(slow, "{\"cmd\":\"ec"); /* a request begun, not finished */
+	pump(20);
+	newer = cli_open();
+	check_alive(newer, 2);
+	ck_assert_uint_eq(ctl_clients(fx.srv), 4);
+	/* idle between requests beats trickling: old goes first */
+	extra = cli_open();
+	check_alive(extra, 3);
+	ck_assert(cli_wait_eof(old, 1000));
+	ck_assert_uint_eq(ctl_clients(fx.srv), 4);
+	check_alive(newer, 4);
+	/* now extra is the longest idle (newer asked after it) */
+	cli_close(old);
+	old = cli_open();
+	check_alive(old, 5);
+	ck_assert(cli_wait_eof(extra, 1000));
+	/* with nobody idle, the one trickling a request the longest goes */
+	cli_close(old);
+	cli_close(extra);
+	cli_close(newer);
+	pump(20);
+	ck_assert_uint_eq(ctl_clients(fx.srv), 2);
+	old = cli_open();
+	rep = cli_call(old, "{\"cmd\":\"subscribe\"}\n");
+	json_decref(rep);
+	extra = cli_open();
+	rep = cli_call(extra, "{\"cmd\":\"subscribe\"}\n");
+	json_decref(rep);
+	newer = cli_open();
+	check_alive(newer, 7);
+	ck_assert(cli_wait_eof(slow, 1000));
+	ck_assert_uint_eq(ctl_clients(fx.srv), 4);
+	/* the subscribers stayed through it all */
+	ck_assert_uint_eq(ctl_subscribers(fx.srv), 3);
+	ck_assert_uint_eq(ctl_evicted(fx.srv), 3);
+
+	/* two at once: the first, its request not read yet, is not idle */
+	x = cli_open();
+	cli_send(x, "{\"cmd\":\"echo\",\"id\":8}\n");
+	y = cli_open();
+	cli_send(y, "{\"cmd\":\"echo\",\"id\":9}\n");
+	rep = cli_json(x);
+	check_ok(rep);
+	ck_assert_int_eq(rep_id(rep), 8);
+	json_decref(rep);
+	ck_assert(cli_wait_eof(newer, 1000));
+	rep = cli_json(y);
+	check_err(rep, "busy");
+	json_decref(rep);
+	ck_assert_uint_eq(ctl_evicted(fx.srv), 4);
+	cli_close(x);
+	cli_close(y);
+	cli_close(sub);
+	cli_close(old);
+	cli_close(slow);
+	cli_close(newer);
+	cli_close(extra);
 	fx_stop();
 }
 END_TEST
@@ -1162,6 +1253,497 @@ START_TEST(t_socket_file)
 	ck_assert(cli_wait_eof(c, 1000));
 	cli_close(c);
 	fx_stop();
+}
+END_TEST
+
+/* ---- abuse ---- */
+
+/* descriptors this process has open */
+static int fd_count(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1; /* the one opendir() holds */
+}
+
+/* a client that may fail to connect (out of descriptors): NULL then */
+static struct cli *cli_try_open(void)
+{
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	struct cli *c = xcalloc(1, sizeof(*c));
+
+	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	strcpy(sun.sun_path, fx.path);
+	if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		if (c->fd >= 0)
+			close(c->fd);
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* send what the socket takes, pumping; the server may close it meanwhile */
+static void cli_send_any(struct cli *c, const char *data, size_t len)
+{
+	uint64_t end = ms_now() + 10000;
+
+	while (len && ms_now() < end) {
+		ssize_t n = send(c->fd, data, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n > 0) {
+			data += n;
+			len -= (size_t)n;
+		} else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			pump(2);
+		} else {
+			return;
+		}
+	}
+}
+
+/* the error code of a reply that must be an error */
+static const char *err_code(json_t *rep)
+{
+	json_t *e = json_object_get(rep, "error");
+
+	ck_assert_msg(json_is_false(json_object_get(rep, "ok")), "not an error");
+	ck_assert_msg(json_is_object(e), "an error without an error object");
+	ck_assert(json_is_string(json_object_get(e, "message")));
+	ck_assert(json_is_string(json_object_get(e, "code")));
+	return json_string_value(json_object_get(e, "code"));
+}
+
+static uint32_t rnd_state = 0x1234567;
+
+static uint32_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 17;
+	rnd_state ^= rnd_state << 5;
+	return rnd_state;
+}
+
+/* a string of n copies of s */
+static char *repeat(const char *s, size_t n, const char *tail)
+{
+	size_t l = strlen(s), t = strlen(tail);
+	char *r = xmalloc(l * n + t + 1);
+
+	for (size_t i = 0; i < n; i++)
+		memcpy(r + i * l, s, l);
+	memcpy(r + l * n, tail, t + 1);
+	return r;
+}
+
+START_TEST(t_garbage)
+{
+	/* each one line; NULL code: any error but never a crash or silence */
+	static const struct {
+		const char *req;
+		size_t len; /* 0: strlen */
+		const char *code;
+	} bad[] = {
+	    {"\x01\x02\x03\xff\xfe\x80garbage\x7f", 0, "bad_request"},
+	    {"\xef\xbb\xbf{\"cmd\":\"echo\"}", 0, "bad_request"},	     /* BOM */
+	    {"{\"cmd\":\"echo\",\"x\":\"\xc3\x28\"}", 0, "bad_request"},     /* bad UTF-8 */
+	    {"{\"cmd\":\"echo\",\"x\":\"\xc0\xaf\"}", 0, "bad_request"},     /* overlong */
+	    {"{\"cmd\":\"echo\",\"x\":\"\xed\xa0\x80\"}", 0, "bad_request"}, /* surrogate */
+	    {"{\"cmd\":\"echo\",\"x\":\"\\ud800\"}", 0, "bad_request"},	     /* lone escape */
+	    {"{\"cmd\":\"ec\xf4\x90\x80\x80ho\"}", 0, "bad_request"},	     /* > U+10FFFF */
+	    {"{\"cmd\":\"echo\\u0000x\"}", 0, "bad_request"},		     /* NUL escape */
+	    {"{\"cmd\":\"echo\",\"id\":1e999999}", 0, "bad_request"},	     /* real overflow */
+	    {"{\"cmd\":\"echo\",\"id\":-123456789012345678901234567890}", 0, "bad_request"},
+	    {"{\"cmd\":\"echo\",\"id\":NaN}", 0, "bad_request"},
+	    {"{\"cmd\":\"echo\",\"id\":Infinity}", 0, "bad_request"},
+	    {"{\"cmd\":\"\\u001b[31mred\\u0007\",\"id\":2}", 0, "unknown_command"},
+	    {"{\"cmd\":\"\xe2\x98\x83\",\"id\":3}", 0, "unknown_command"}, /* U+2603 */
+	    {"{\"cmd\":[\"echo\"]}", 0, "bad_request"},
+	    {"{\"cmd\":{\"cmd\":\"echo\"}}", 0, "bad_request"},
+	    {"{\"cmd\":true}", 0, "bad_request"},
+	    {"{\"cmd\":1e308}", 0, "bad_request"},
+	    {"{\"cmd\":\"echo\"", 0, "bad_request"},
+	    {"{\"cmd\":\"echo\"}}}}", 0, "bad_request"},
+	    {"{\"\":\"\",\"\":\"\"}", 0, "bad_request"},
+	    {"\"\\", 0, "bad_request"},
+	    {"{\"cmd\":\"echo\"}\x00\x01", 16, "bad_request"},
+	};
+	struct cli *c;
+	json_t *rep;
+	char *s, *all, *line;
+	size_t off;
+	int base;
+
+	fx_start(NULL);
+	base = fd_count();
+	c = cli_open();
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		size_t len = bad[i].len ? bad[i].len : strlen(bad[i].req);
+
+		ck_assert_int_eq(cli_send_n(c, bad[i].req, len), 0);
+		cli_send(c, "\n");
+		rep = cli_json(c);
+		ck_assert_msg(!strcmp(err_code(rep), bad[i].code), "case %zu: %s, want %s", i,
+			      err_code(rep), bad[i].code);
+		json_decref(rep);
+		check_alive(c, (int)i);
+	}
+
+	/* nesting deeper than the parser goes, within the size limit */
+	s = repeat("[", 60000, "\n");
+	rep = cli_call(c, s);
+	ck_assert_str_eq(err_code(rep), "bad_request");
+	json_decref(rep);
+	free(s);
+	s = repeat("{\"a\":", 12000, "\n");
+	rep = cli_call(c, s);
+	ck_assert_str_eq(err_code(rep), "bad_request");
+	json_decref(rep);
+	free(s);
+	/* ... and an argument nested just within it is fine */
+	s = repeat("[", 1000, "");
+	all = repeat("]", 1000, "");
+	line = xasprintf("{\"cmd\":\"echo\",\"id\":1,\"deep\":%s%s}\n", s, all);
+	rep = cli_call(c, line);
+	check_ok(rep);
+	json_decref(rep);
+	free(line);
+	free(all);
+	free(s);
+	/* a command name the size of the limit */
+	s = repeat("x", 65000, "\"}\n");
+	all = xasprintf("{\"cmd\":\"%s", s);
+	rep = cli_call(c, all);
+	ck_assert_str_eq(err_code(rep), "unknown_command");
+	ck_assert_uint_lt(
+	    strlen(json_string_value(json_object_get(json_object_get(rep, "error"), "message"))),
+	    300);
+	json_decref(rep);
+	free(all);
+	free(s);
+	check_alive(c, 100);
+
+	/* 500 lines of random bytes, pipelined: one error line each, in order */
+	all = xmalloc(500 * 301);
+	off = 0;
+	for (int i = 0; i < 500; i++) {
+		size_t n = 1 + rnd() % 300;
+
+		all[off++] = (char)(0x80 | (rnd() & 0x7f)); /* never blank, never JSON */
+		for (size_t k = 1; k < n; k++) {
+			char b = (char)(rnd() & 0xff);
+
+			all[off++] = b == '\n' ? ' ' : b;
+		}
+		all[off++] = '\n';
+	}
+	ck_assert_int_eq(cli_send_n(c, all, off), 0);
+	free(all);
+	for (int i = 0; i < 500; i++) {
+		rep = cli_json(c);
+		ck_assert_str_eq(err_code(rep), "bad_request");
+		json_decref(rep);
+	}
+	check_alive(c, 101);
+	ck_assert_uint_eq(ctl_clients(fx.srv), 1);
+	cli_close(c);
+	pump(20);
+	ck_assert_uint_eq(ctl_clients(fx.srv), 0);
+	ck_assert_int_eq(fd_count(), base);
+	fx_stop();
+}
+END_TEST
+
+/* trickle one byte of a request at a time (slowloris), or blank lines */
+START_TEST(t_slowloris)
+{
+	struct ctl_limits lim = {.idle_sec = 1, .request_sec = 2};
+	static const char req[] = "{\"cmd\":\"echo\",\"id\":1,\"pad\":\"slowly, very slowly\"}\n";
+	struct cli *slow, *blank, *sub, *good;
+	uint64_t end;
+	size_t pos = 0;
+	unsigned calls = 0;
+	json_t *rep;
+	char *line;
+	int base;
+
+	fx_start(&lim);
+	base = fd_count();
+	slow = cli_open();
+	blank = cli_open();
+	sub = cli_open();
+	good = cli_open();
+	rep = cli_call(sub, "{\"cmd\":\"subscribe\"}\n");
+	check_ok(rep);
+	json_decref(rep);
+	/* a byte (or a blank line) every 100 ms; good asks every 100 ms */
+	end = ms_now() + 15000;
+	while (ms_now() < end && (!slow->eof || !blank->eof || !sub->eof)) {
+		if (!slow->eof && pos < sizeof(req) - 2) {
+			cli_send_any(slow, req + pos, 1);
+			cli_send_any(sub, req + pos, 1);
+			pos++;
+		}
+		cli_send_any(blank, "\n", 1);
+		check_alive(good, (int)calls++);
+		pump(100);
+		cli_fill(slow);
+		cli_fill(blank);
+		cli_fill(sub);
+	}
+	ck_assert_msg(slow->eof && blank->eof && sub->eof, "slow %d blank %d sub %d", slow->eof,
+		      blank->eof, sub->eof);
+	/* the trickling ones were told why; the blank one was just idle */
+	ck_assert_uint_lt(pos, sizeof(req) - 2);
+	line = cli_take_line(slow);
+	ck_assert_ptr_nonnull(line);
+	rep = json_loads(line, 0, NULL);
+	ck_assert_str_eq(err_code(rep), "timeout");
+	json_decref(rep);
+	free(line);
+	line = cli_take_line(sub);
+	ck_assert_ptr_nonnull(line);
+	rep = json_loads(line, 0, NULL);
+	ck_assert_str_eq(err_code(rep), "timeout");
+	json_decref(rep);
+	free(line);
+	ck_assert_ptr_null(cli_take_line(blank));
+	/* the one that asked kept being answered, across both deadlines */
+	ck_assert_uint_gt(calls, 5);
+	ck_assert_uint_eq(ctl_clients(fx.srv), 1);
+	check_alive(good, 9999);
+	cli_close(slow);
+	cli_close(blank);
+	cli_close(sub);
+	cli_close(good);
+	pump(20);
+	ck_assert_int_eq(fd_count(), base);
+	fx_stop();
+}
+END_TEST
+
+/* the request deadline restarts with every request: a steady pipeline is fine */
+START_TEST(t_request_deadline_resets)
+{
+	struct ctl_limits lim = {.idle_sec = 5, .request_sec = 1};
+	struct cli *c;
+	uint64_t end;
+	int i = 0;
+
+	fx_start(&lim);
+	c = cli_open();
+	end = ms_now() + 2500;
+	while (ms_now() < end) {
+		/* each request arrives in two halves, 300 ms apart */
+		cli_send(c, "{\"cmd\":\"echo\",");
+		pump(300);
+		cli_send(c, "\"id\":1}\n");
+		json_decref(cli_json(c));
+		i++;
+	}
+	ck_assert_int_gt(i, 3);
+	check_alive(c, 2);
+	cli_close(c);
+	fx_stop();
+}
+END_TEST
+
+/* subscribers that never read, flooding events with requests that publish */
+START_TEST(t_flood_subscribers)
+{
+	struct ctl_limits lim = {.max_output = 64 * 1024, .idle_sec = 2};
+	enum { NSUB = 10, NREQ = 3000 };
+	struct cli *sub[NSUB], *good;
+	char *all;
+	size_t off = 0;
+	json_t *rep;
+	int base;
+
+	fx_start(&lim);
+	base = fd_count();
+	good = cli_open();
+	for (int i = 0; i < NSUB; i++) {
+		sub[i] = cli_open();
+		rep = cli_call(sub[i], "{\"cmd\":\"subscribe\"}\n");
+		check_ok(rep);
+		json_decref(rep);
+	}
+	all = xmalloc(NREQ * 40);
+	for (int i = 0; i < NREQ; i++)
+		off += (size_t)sprintf(all + off, "{\"cmd\":\"pub\",\"size\":100}\n");
+	for (int i = 0; i < NSUB; i++) {
+		cli_send_any(sub[i], all, off);
+		check_alive(good, i);
+	}
+	free(all);
+	/* every one of them overflowed max_output and was dropped, or, having
+	 * paused itself with its own replies, stalled for idle_sec */
+	for (int i = 0; i < 100 && ctl_subscribers(fx.srv); i++) {
+		pump(100); /* without reading: reading would unstall them */
+		check_alive(good, i);
+	}
+	ck_assert_uint_eq(ctl_subscribers(fx.srv), 0);
+	for (int i = 0; i < NSUB; i++) {
+		ck_assert_msg(cli_wait_eof(sub[i], 1000), "subscriber %d still connected", i);
+		cli_close(sub[i]);
+	}
+	ck_assert_uint_eq(ctl_clients(fx.srv), 1);
+	check_alive(good, 100);
+	cli_close(good);
+	pump(20);
+	ck_assert_int_eq(fd_count(), base);
+	fx_stop();
+}
+END_TEST
+
+#define NIDLE 1000
+
+/* a thousand silent connections do not lock out the next client */
+START_TEST(t_thousand_idle)
+{
+	struct ctl_limits lim = {.max_clients = NIDLE + 1};
+	struct cli *c[NIDLE], *good, *extra, *sub;
+	size_t published = 0;
+	char pad[1001];
+	int base;
+
+	log_init("test_control", IBSM_LOG_ERROR, true, false);
+	if (ctl_raise_fd_limit(0) < 2 * NIDLE + 100) {
+		fprintf(stderr, "t_thousand_idle: descriptor limit too low, skipped\n");
+		return;
+	}
+	fx_start(&lim);
+	base = fd_count();
+	good = cli_open();
+	for (int i = 0; i < NIDLE; i++) {
+		c[i] = cli_open();
+		if (i % 100 == 99)
+			pump(5);
+	}
+	for (int i = 0; i < 100 && ctl_clients(fx.srv) < NIDLE + 1; i++)
+		pump(10);
+	ck_assert_uint_eq(ctl_clients(fx.srv), NIDLE + 1);
+	check_alive(good, 1);
+	/* one more: the silent one accepted first makes room, good stays */
+	extra = cli_open();
+	check_alive(extra, 2);
+	ck_assert(cli_wait_eof(c[0], 2000));
+	cli_close(c[0]);
+	ck_assert_uint_eq(ctl_clients(fx.srv), NIDLE + 1);
+	check_alive(good, 3);
+
+	/* so many clients share the output budget: a subscriber that does not
+	 * read is dropped long before max_output (4 MiB) */
+	sub = cli_open();
+	json_decref(cli_call(sub, "{\"cmd\":\"subscribe\"}\n"));
+	memset(pad, 'x', sizeof(pad) - 1);
+	pad[sizeof(pad) - 1] = '\0';
+	while (ctl_subscribers(fx.srv) && published < (8u << 20)) {
+		json_t *ev = json_pack("{s:s, s:s}", "event", "tick", "pad", pad);
+
+		ctl_publish(fx.srv, ev);
+		json_decref(ev);
+		published += sizeof(pad) + 28;
+		event_base_loop(fx.base, EVLOOP_NONBLOCK);
+	}
+	ck_assert_uint_eq(ctl_subscribers(fx.srv), 0);
+	ck_assert_uint_lt(published, 2u << 20);
+	ck_assert(cli_wait_eof(sub, 1000));
+	cli_close(sub);
+	cli_close(extra);
+	cli_close(good);
+	for (int i = 1; i < NIDLE; i++)
+		cli_close(c[i]);
+	for (int i = 0; i < 100 && ctl_clients(fx.srv); i++)
+		pump(10);
+	ck_assert_uint_eq(ctl_clients(fx.srv), 0);
+	ck_assert_int_eq(fd_count(), base);
+	fx_stop();
+}
+END_TEST
+
+/* out of descriptors: the client that cannot be taken is told so, not left waiting */
+START_TEST(t_out_of_fds)
+{
+	struct cli *c[64], *extra;
+	struct rlimit rl, old;
+	int n = 0, base, refused = -1;
+	json_t *rep;
+	char *line;
+
+	fx_start(NULL);
+	base = fd_count();
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
+	rl = old;
+	rl.rlim_cur = (rlim_t)base + 20; /* room for about 10 clients and their server ends */
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	while (n < (int)ARRAY_SIZE(c) && (c[n] = cli_try_open())) {
+		pump(20);
+		if ((line = cli_line(c[n], 50))) {
+			rep = json_loads(line, 0, NULL);
+			ck_assert_ptr_nonnull(rep);
+			ck_assert_str_eq(err_code(rep), "busy");
+			ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(
+							 json_object_get(rep, "error"), "message")),
+						     "out of file descriptors"));
+			json_decref(rep);
+			free(line);
+			ck_assert(cli_wait_eof(c[n], 1000));
+			refused = n;
+			break;
+		}
+		/* subscribers: nobody to evict, so the next one must be refused */
+		json_decref(cli_call(c[n], "{\"cmd\":\"subscribe\"}\n"));
+		n++;
+	}
+	ck_assert_msg(refused >= 0, "no client refused with %d clients", n);
+	cli_close(c[refused]);
+	/* the ones taken still work, and the listener did not stall */
+	for (int i = 0; i < refused; i++)
+		check_alive(c[i], i);
+	/* an idle client is closed to make room for the next one */
+	cli_close(c[0]);
+	pump(20);
+	c[0] = cli_try_open();
+	ck_assert_ptr_nonnull(c[0]);
+	check_alive(c[0], 1000);
+	extra = cli_try_open();
+	ck_assert_ptr_nonnull(extra);
+	check_alive(extra, 1001);
+	ck_assert(cli_wait_eof(c[0], 1000));
+	cli_close(extra);
+	for (int i = 0; i < n; i++)
+		cli_close(c[i]);
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &old), 0);
+	pump(50);
+	ck_assert_uint_eq(ctl_clients(fx.srv), 0);
+	ck_assert_int_eq(fd_count(), base);
+	fx_stop();
+}
+END_TEST
+
+START_TEST(t_raise_fd_limit)
+{
+	struct rlimit rl, old;
+
+	log_init("test_control", IBSM_LOG_ERROR, true, false);
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
+	if (old.rlim_max == RLIM_INFINITY || old.rlim_max < 128)
+		return;
+	rl = old;
+	rl.rlim_cur = 64;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	ck_assert_int_eq(ctl_raise_fd_limit(10), (long)old.rlim_max);
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	ck_assert_uint_eq(rl.rlim_cur, old.rlim_max);
+	/* already there: nothing to do */
+	ck_assert_int_eq(ctl_raise_fd_limit(10), (long)old.rlim_max);
 }
 END_TEST
 
@@ -1298,7 +1880,7 @@ START_TEST(t_ibsmctl)
 			       NULL, &one);
 		ck_assert_ptr_nonnull(srv2);
 		hold = cli_open_path(missing);
-		pump(20);
+		json_decref(cli_call(hold, "{\"cmd\":\"subscribe\"}\n"));
 		ck_assert_int_eq(run_ibsmctl(a, out, sizeof(out), err, sizeof(err)), 2);
 		ck_assert_msg(strstr(err, "too many clients"), "%s", err);
 		cli_close(hold);
@@ -1330,8 +1912,16 @@ int main(void)
 	tcase_add_test(tc, t_stalled_reader);
 	tcase_add_test(tc, t_many_clients);
 	tcase_add_test(tc, t_max_clients);
+	tcase_add_test(tc, t_evict);
 	tcase_add_test(tc, t_idle);
 	tcase_add_test(tc, t_socket_file);
+	tcase_add_test(tc, t_garbage);
+	tcase_add_test(tc, t_slowloris);
+	tcase_add_test(tc, t_request_deadline_resets);
+	tcase_add_test(tc, t_flood_subscribers);
+	tcase_add_test(tc, t_thousand_idle);
+	tcase_add_test(tc, t_out_of_fds);
+	tcase_add_test(tc, t_raise_fd_limit);
 	tcase_add_test(tc, t_ibsmctl);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

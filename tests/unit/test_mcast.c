@@ -4,7 +4,8 @@
  * the MFTs the SM writes walked from every member to every other; MLIDs
  * allocated and freed (OpenSM's send-only-join + partial-leave leak, 5,000
  * times); only changed MFT blocks sent; trees after a link failure; the
- * IPoIB broadcast group at start; traps 66/67 (sa_inform_report wrapped).
+ * IPoIB broadcast group at start, and after a reload that takes partitions
+ * away; traps 66/67 (sa_inform_report wrapped).
  */
 #include "config.h"
 
@@ -19,6 +20,7 @@
 #include "mad/rmpp.h"
 #include "mad/sa.h"
 #include "mcast.h"
+#include "pkey.h"
 #include "saclient.h"
 #include "simenv.h"
 #include "sm.h"
@@ -952,6 +954,96 @@ START_TEST(t_query)
 END_TEST
 
 /* the multicast pass does not outlive the SM: deleting mid-pass is clean */
+/* partitions.conf TEXT loaded into the running SM, then a heavy sweep (as a reload) */
+static void reload_parts(struct simenv *e, const char *text)
+{
+	struct conf_errors errs = {0};
+	char path[128];
+	FILE *f;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/partitions.conf", e->dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+	r = pkey_load(e->sm, path, &errs);
+	ck_assert_msg(r == 0, "pkey_load %d: %s", r, errs.n ? errs.msg[0] : "");
+	conf_errors_free(&errs);
+	sm_request_sweep(e->sm, true, "test");
+	simenv_run_heavy(e, e->heavy_done + 1);
+	settle(e);
+}
+
+static bool group_get(const struct simenv *e, const uint8_t mgid[16], struct mcast_group_view *gv)
+{
+	size_t pos = 0;
+
+	while (mcast_group_next(e->sm, &pos, gv))
+		if (!memcmp(gv->rec.mgid, mgid, 16))
+			return true;
+	return false;
+}
+
+/*
+ * A reload takes partitions away: the broadcast group of a partition that is
+ * gone goes at once when empty, and with its last full member otherwise;
+ * members no longer in the group's partition leave (the MFTs stop sending
+ * to them); the MLIDs come back.
+ */
+START_TEST(t_partition_reload)
+{
+	static const uint8_t storage[16] = {0xff, 0x12, 0x40, 0x1b, 0x80, 0x10, 0, 0,
+					    0,    0,    0,    0,    0xff, 0xff, 0xff, 0xff};
+	static const uint8_t lab[16] = {0xff, 0x12, 0x40, 0x1b, 0x80, 0x20, 0, 0,
+					0,    0,    0,    0,    0xff, 0xff, 0xff, 0xff};
+	struct simenv e;
+	struct mcast_group_view gv;
+	uint8_t js[NHOSTS] = {0};
+	uint16_t smlid, lmlid;
+	char text[256];
+
+	start(&e, NULL);
+	reload_parts(&e, "Default=0x7fff, ipoib : ALL=full ;\n"
+			 "storage=0x0010, ipoib : ALL=full ;\n"
+			 "lab=0x0020, ipoib : ALL=full ;\n");
+	ck_assert_uint_eq(mcast_groups(e.sm), 3);
+	ck_assert(group_get(&e, storage, &gv) && gv.well_known);
+	smlid = gv.rec.mlid;
+	ck_assert(group_get(&e, lab, &gv) && gv.well_known);
+	lmlid = gv.rec.mlid;
+	/* h2 and h4 join storage's group */
+	ck_assert_uint_eq(join(&e, 1, storage, 1, IBSM_JOIN_FULL, JOIN_COMP, NULL), 0);
+	ck_assert_uint_eq(join(&e, 3, storage, 3, IBSM_JOIN_FULL, JOIN_COMP, NULL), 0);
+	js[1] = js[3] = IBSM_JOIN_FULL;
+	settle(&e);
+	check_tree(&e, smlid, js);
+	/* storage without ipoib and without h4; lab gone */
+	snprintf(text, sizeof(text),
+		 "Default=0x7fff, ipoib : ALL=full ;\nstorage=0x0010 : 0x%016llx=full ;\n",
+		 (unsigned long long)guid_of(&e, 1));
+	reload_parts(&e, text);
+	ck_assert(!group_get(&e, lab, &gv));
+	check_mlid_clean(&e, lmlid);
+	ck_assert(group_get(&e, storage, &gv));
+	ck_assert(!gv.well_known);
+	ck_assert_uint_eq(gv.members, 1);
+	js[3] = 0;
+	check_tree(&e, smlid, js);
+	ck_assert_uint_eq(join(&e, 3, storage, 3, IBSM_JOIN_FULL, JOIN_COMP, NULL),
+			  IBSM_SA_ERR_REQ_INVALID);
+	/* its last full member leaves: the group goes, both MLIDs are free again */
+	ck_assert_uint_eq(leave(&e, 1, storage, 1, IBSM_JOIN_FULL, NULL), 0);
+	settle(&e);
+	ck_assert(!group_get(&e, storage, &gv));
+	ck_assert_uint_eq(mcast_groups(e.sm), 1);
+	ck_assert_uint_eq(mcast_mlids_in_use(e.sm), 1);
+	check_mlid_clean(&e, smlid);
+	check_clean(&e);
+	simenv_fini(&e);
+}
+END_TEST
+
 START_TEST(t_fini_mid_pass)
 {
 	struct simenv e;
@@ -988,6 +1080,7 @@ static Suite *mcast_suite(void)
 	tcase_add_test(tc, t_link_failure);
 	tcase_add_test(tc, t_port_gone);
 	tcase_add_test(tc, t_query);
+	tcase_add_test(tc, t_partition_reload);
 	tcase_add_test(tc, t_fini_mid_pass);
 	suite_add_tcase(s, tc);
 	return s;

@@ -178,7 +178,9 @@ START_TEST(t_link_failure_reprograms_changed_blocks)
 	ck_assert_int_eq(fakefab_port_state(e.ff, leaf, p), IBSM_PORT_DOWN);
 	fakefab_relink(e.ff, leaf, p);
 	sm_request_sweep(e.sm, false, "test");
-	simenv_run_heavy(&e, 3);
+	/* the engine's run after patched routes (region.c) may come first */
+	while (e.sm->fabric.nlinks != 48 && e.heavy_done < 6)
+		simenv_run_heavy(&e, e.heavy_done + 1);
 	ck_assert_msg(e.last.ok, "%s", e.last.reason);
 	ck_assert_uint_eq(e.sm->fabric.nlinks, 48);
 	check_fabric_up(&e);
@@ -259,12 +261,15 @@ START_TEST(t_lossy_fabric)
 	simenv_init(&e, small_net, strlen(small_net), 0, NULL);
 	for (i = 0; i < (int)e.tf->n; i++)
 		fakefab_set_drop(e.ff, i, 5, false);
-	while (!e.sm->subnet_up) {
-		unsigned before = e.heavy_done;
-
-		simenv_run_heavy(&e, before + 1);
-		ck_assert_uint_lt(e.heavy_done, 10);
-	}
+	/*
+	 * Requests and answers are lost: undelivered returns are retried at
+	 * once, and a Set refused because an earlier attempt took effect (its
+	 * answer lost) is read back, not counted as an error: up in one sweep.
+	 */
+	simenv_run_heavy(&e, 1);
+	ck_assert(e.sm->subnet_up);
+	ck_assert_uint_eq(e.sm->last_heavy.errors, 0);
+	ck_assert_uint_gt(fakefab_counts(e.ff)->dropped, 0);
 	for (i = 0; i < (int)e.tf->n; i++)
 		fakefab_set_drop(e.ff, i, 0, false);
 	check_fabric_up(&e);

@@ -454,6 +454,51 @@ START_TEST(t_write_replace_atomic)
 }
 END_TEST
 
+/* temp files of writers killed before their rename go away with the next write */
+START_TEST(t_write_removes_stale_tmp)
+{
+	char *d = tmpdir_new(), *p, *dead, *alive, *other, *notpid, *dump, *dump_dead;
+	struct atomic_file af;
+
+	p = xasprintf("%s/guid2lid", d);
+	dead = xasprintf("%s/guid2lid.tmp.2147483646", d); /* past any pid_max */
+	alive = xasprintf("%s/guid2lid.tmp.%ld", d, (long)getppid());
+	other = xasprintf("%s/other.tmp.2147483646", d);
+	notpid = xasprintf("%s/guid2lid.tmp.x1", d);
+	dump = xasprintf("%s/opensm-subnet.lst", d);
+	dump_dead = xasprintf("%s/opensm-subnet.lst.tmp.2147483645", d);
+	ck_assert_int_eq(write_file_atomic(dead, "torn", 4), 0);
+	ck_assert_int_eq(write_file_atomic(alive, "busy", 4), 0);
+	ck_assert_int_eq(write_file_atomic(other, "x", 1), 0);
+	ck_assert_int_eq(write_file_atomic(notpid, "x", 1), 0);
+	ck_assert_int_eq(write_file_atomic(dump_dead, "x", 1), 0);
+	ck_assert_int_eq(write_file_atomic(p, "0x1 0x1 0x1\n", 12), 0);
+	ck_assert_int_eq(access(dead, F_OK), -1);
+	ck_assert_int_eq(access(alive, F_OK), 0);
+	ck_assert_int_eq(access(other, F_OK), 0);
+	ck_assert_int_eq(access(notpid, F_OK), 0);
+	ck_assert_int_eq(access(dump_dead, F_OK), 0);
+	ck_assert_int_eq(atomic_file_open(&af, dump), 0);
+	fputs("streamed\n", af.f);
+	ck_assert_int_eq(atomic_file_commit(&af), 0);
+	ck_assert_int_eq(access(dump_dead, F_OK), -1);
+	ck_assert_int_eq(dir_count(d, NULL), 5);
+	/* and on its own, as a reader does before reading */
+	ck_assert_int_eq(write_file_atomic(dead, "torn", 4), 0);
+	atomic_file_cleanup(p);
+	ck_assert_int_eq(access(dead, F_OK), -1);
+	ck_assert_int_eq(access(alive, F_OK), 0);
+	free(p);
+	free(dead);
+	free(alive);
+	free(other);
+	free(notpid);
+	free(dump);
+	free(dump_dead);
+	tmpdir_del(d);
+}
+END_TEST
+
 START_TEST(t_write_missing_dir)
 {
 	char *d = tmpdir_new(), *p;
@@ -658,6 +703,7 @@ int main(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, t_write_create);
 	tcase_add_test(tc, t_write_replace_atomic);
+	tcase_add_test(tc, t_write_removes_stale_tmp);
 	tcase_add_test(tc, t_write_missing_dir);
 	tcase_add_test(tc, t_write_failure_keeps_old);
 	tcase_add_test(tc, t_mkdir_p);

@@ -441,6 +441,7 @@ END_TEST
 START_TEST(t_undelivered)
 {
 	struct result res = {0};
+	size_t i, n;
 
 	/* a long timeout: everything here happens without the timer */
 	xp = xport_new(base, &fake_be, &fk, 1, 10000, 2);
@@ -457,16 +458,27 @@ START_TEST(t_undelivered)
 	bounce(0, 1);
 	ck_assert_uint_eq(fk.n, 2);
 	ck_assert_uint_eq(xport_stats(xp)->unmatched, 1);
-	bounce(1, 1);
-	ck_assert_uint_eq(fk.n, 3);
-	bounce(2, 1);
-	/* that was the last of 1 + 2 attempts */
+	/* returned at once, the attempts cost no wait: XPORT_FAST_RETRIES of them are
+	 * retried before the 2 retries of the configuration count */
+	for (i = 1; i < XPORT_FAST_RETRIES; i++) {
+		bounce(i, 1);
+		ck_assert_uint_eq(fk.n, i + 2);
+	}
+	n = fk.n;
+	bounce(n - 1, 1);
+	ck_assert_uint_eq(fk.n, n + 1);
+	bounce(n, 1);
+	ck_assert_uint_eq(fk.n, n + 2);
+	ck_assert_int_eq(res.calls, 0);
+	bounce(n + 1, 1);
+	/* that was the last of 1 + 16 + 2 attempts */
 	ck_assert_int_eq(res.calls, 1);
 	ck_assert_int_eq(res.err, -ETIMEDOUT);
-	ck_assert_uint_eq(fk.n, 3);
-	ck_assert_uint_eq(xport_stats(xp)->timeouts, 3);
+	ck_assert_uint_eq(fk.n, 1 + XPORT_FAST_RETRIES + 2);
+	ck_assert_uint_eq(xport_stats(xp)->timeouts, 1 + XPORT_FAST_RETRIES + 2);
+	ck_assert_uint_eq(xport_stats(xp)->retries, XPORT_FAST_RETRIES + 2);
 	ck_assert_uint_eq(xport_stats(xp)->failed, 1);
-	ck_assert_uint_eq(xport_stats(xp)->received, 4);
+	ck_assert_uint_eq(xport_stats(xp)->received, 1 + XPORT_FAST_RETRIES + 2 + 1);
 	ck_assert_uint_eq(xport_inflight(xp), 0);
 	run_for(2 * TIMEOUT_MS);
 	ck_assert_int_eq(res.calls, 1);
@@ -474,10 +486,28 @@ START_TEST(t_undelivered)
 	/* bounced once, then answered */
 	memset(&res, 0, sizeof(res));
 	send_req(4, &res);
-	bounce(3, 1);
-	respond(4);
+	n = fk.n;
+	bounce(n - 1, 1);
+	respond(n);
 	ck_assert_int_eq(res.calls, 1);
 	ck_assert_int_eq(res.err, 0);
+	xport_del(xp);
+
+	/* returned undelivered after a wait (as the kernel reports a timeout): a retry is
+	 * used up each time */
+	free(fk.log);
+	memset(&fk, 0, sizeof(fk));
+	memset(&res, 0, sizeof(res));
+	xp = xport_new(base, &fake_be, &fk, 1, 400, 1);
+	send_req(5, &res);
+	run_for(250);
+	bounce(0, 1);
+	ck_assert_uint_eq(fk.n, 2);
+	run_for(250);
+	bounce(1, 1);
+	ck_assert_int_eq(res.calls, 1);
+	ck_assert_int_eq(res.err, -ETIMEDOUT);
+	ck_assert_uint_eq(fk.n, 2);
 }
 END_TEST
 

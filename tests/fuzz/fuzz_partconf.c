@@ -1,0 +1,50 @@
+/*
+ * fuzz_partconf.c: the partitions.conf parser (lib/partconf.c) from a
+ * buffer, then a walk over what it returns, as lib/pkey.c and the SA do:
+ * every partition found by P_Key, every member and multicast group.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "log.h"
+#include "partconf.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+{
+	struct conf_errors errs = {0};
+	struct partconf *pc = NULL;
+	static int init;
+	size_t i, j;
+	int r;
+
+	if (!init) {
+		log_init("fuzz", IBSM_LOG_DEBUG, getenv("FUZZ_VERBOSE") != NULL, false);
+		init = 1;
+	}
+	r = partconf_parse((const char *)data, len, "fuzz.conf", &pc, &errs);
+	if (r == 0) {
+		if (!pc || !pc->n)
+			abort(); /* a good file always has the default partition */
+		for (i = 0; i < pc->n; i++) {
+			const struct partconf_part *p = &pc->parts[i];
+
+			if (!memchr(p->name, '\0', sizeof(p->name)) || !p->pkey ||
+			    partconf_find(pc, p->pkey) == NULL)
+				abort();
+			for (j = 0; j < p->nmembers; j++)
+				(void)partconf_membership_name(p->members[j].membership);
+			for (j = 0; j < p->ngroups; j++)
+				if (p->groups[j].mgid[0] != 0xff)
+					abort(); /* not a multicast GID */
+		}
+	} else if (pc) {
+		abort(); /* errors, yet a result */
+	}
+	partconf_free(pc);
+	conf_errors_free(&errs);
+	return 0;
+}

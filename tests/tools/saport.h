@@ -1,0 +1,31 @@
+/*
+ * saport.h: what the SA test tools share: the umad port they talk to the
+ * SA through (opened, an SA agent registered) and their warnings.
+ */
+#ifndef SAPORT_H
+#define SAPORT_H
+
+#include <stdint.h>
+
+#define SA_CLASS     0x03
+#define SA_CLASS_VER 2
+
+struct sa_port {
+	int fd, agent;          /* -1: not open */
+	unsigned sm_lid, sm_sl; /* where the SA is */
+	uint64_t prefix, guid;  /* the port's GID */
+};
+
+#define SA_PORT_INIT {.fd = -1, .agent = -1}
+
+/* the tool's name, for warnings (each tool defines it) */
+extern const char *prog;
+
+void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* open CA ca (NULL: the first) port port, the SM at sm_lid (0: the port's
+ * SMLID), and register an SA agent: 0, or -1 with a warning */
+int sa_port_open(struct sa_port *sp, const char *ca, int port, unsigned sm_lid);
+void sa_port_close(struct sa_port *sp);
+
+#endif
