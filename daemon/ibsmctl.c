@@ -904,20 +904,20 @@ static char *config_notes(const json_t *k)
 static const struct column nodes_cols[] = {
     {"GUID", 'l', "guid", NULL},	{"TYPE", 'l', "type", NULL},
     {"LID", 'l', NULL, node_lids},	{"PORTS", 'r', NULL, node_ports},
-    {"DESCRIPTION", 'l', "desc", NULL}, {NULL},
+    {"DESCRIPTION", 'l', "desc", NULL}, {0},
 };
 
 static const struct column ports_cols[] = {
     {"PORT", 'r', "port", NULL},   {"STATE", 'l', "state", NULL},  {"PHYS", 'l', "phys", NULL},
     {"WIDTH", 'l', "width", NULL}, {"SPEED", 'l', "speed", NULL},  {"MTU", 'r', "mtu", NULL},
-    {"LID", 'r', "lid", NULL},	   {"PEER", 'l', NULL, port_peer}, {NULL},
+    {"LID", 'r', "lid", NULL},	   {"PEER", 'l', NULL, port_peer}, {0},
 };
 
 static const struct column links_cols[] = {
     {"A", 'l', NULL, link_a},	   {"PORT", 'r', "a_port", NULL},
     {"B", 'l', NULL, link_b},	   {"PORT", 'r', "b_port", NULL},
     {"STATE", 'l', "state", NULL}, {"WIDTH", 'l', "width", NULL},
-    {"SPEED", 'l', "speed", NULL}, {NULL},
+    {"SPEED", 'l', "speed", NULL}, {0},
 };
 
 static const struct column switches_cols[] = {
@@ -927,31 +927,31 @@ static const struct column switches_cols[] = {
     {"LFT TOP", 'r', "lft_top", NULL},
     {"CAP", 'r', "lft_cap", NULL},
     {"DESC", 'l', "desc", NULL},
-    {NULL},
+    {0},
 };
 
 static const struct column lft_cols[] = {
     {"LID", 'l', NULL, lft_lid},
     {"PORT", 'l', NULL, lft_port},
     {"DESTINATION", 'l', "dest", NULL},
-    {NULL},
+    {0},
 };
 
 static const struct column lids_cols[] = {
     {"LID", 'r', NULL, lid_range}, {"GUID", 'l', "guid", NULL}, {"PORT", 'r', "port", NULL},
-    {"TYPE", 'l', "type", NULL},   {"DESC", 'l', "desc", NULL}, {NULL},
+    {"TYPE", 'l', "type", NULL},   {"DESC", 'l', "desc", NULL}, {0},
 };
 
 static const struct column config_cols[] = {
     {"", 'l', NULL, config_changed}, {"KEY", 'l', "key", NULL},	    {"VALUE", 'l', "value", NULL},
-    {"SOURCE", 'l', "source", NULL}, {"", 'l', NULL, config_notes}, {NULL},
+    {"SOURCE", 'l', "source", NULL}, {"", 'l', NULL, config_notes}, {0},
 };
 
 static const struct column events_cols[] = {
     {NULL, 'l', NULL, event_time},
     {NULL, 'l', "event", NULL},
     {NULL, 'l', "text", NULL},
-    {NULL},
+    {0},
 };
 
 /* a member as 0x%04x (MLIDs) or 0x%08x (Q_Keys) */
@@ -988,7 +988,7 @@ static const struct column multicast_cols[] = {
     {"FULL", 'r', "full", NULL},
     {"NON", 'r', "non", NULL},
     {"SENDONLY", 'r', "send_only", NULL},
-    {NULL},
+    {0},
 };
 
 static const struct column partitions_cols[] = {
@@ -998,53 +998,53 @@ static const struct column partitions_cols[] = {
     {"FULL", 'r', "members.full", NULL},
     {"LIMITED", 'r', "members.limited", NULL},
     {"LINE", 'r', "line", NULL},
-    {NULL},
+    {0},
 };
 
 /* key/value views: only the members whose label or format is not the generic one */
 static const struct field status_top[] = {
     {"uptime_s", "uptime", F_SECONDS},
-    {NULL},
+    {0},
 };
 static const struct field status_sm[] = {
     {"guid", "port GUID", F_PLAIN},
     {"act_count", "activity count", F_PLAIN},
-    {NULL},
+    {0},
 };
 static const struct field status_sweeps[] = {
     {"last_heavy_ms", "last heavy took", F_MS},
     {"last_heavy_age_s", "last heavy", F_AGO},
     {"last_region_ms", "last region took", F_MS},
-    {NULL},
+    {0},
 };
 static const struct section status_sections[] = {
     {NULL, NULL, status_top},	  {"SM", "sm", status_sm},
     {"Fabric", "fabric", NULL},	  {"Sweeps", "sweeps", status_sweeps},
     {"MADs", "mads", NULL},	  {"Traps", "traps", NULL},
-    {"Clients", "clients", NULL}, {NULL},
+    {"Clients", "clients", NULL}, {0},
 };
 
 static const struct field node_top[] = {
     {"desc", "description", F_PLAIN},	    {"nports", "ports", F_PLAIN},
     {"sys_guid", "system GUID", F_PLAIN},   {"vendor_id", "vendor ID", F_HEX},
     {"device_id", "device ID", F_HEX},	    {"revision", "revision", F_HEX},
-    {"dr_path", "directed route", F_PLAIN}, {NULL},
+    {"dr_path", "directed route", F_PLAIN}, {0},
 };
 static const struct section node_sections[] = {
     {NULL, "node", node_top},
     {"Switch", "node.switch", NULL},
-    {NULL},
+    {0},
 };
 
 static const struct field routing_top[] = {
     {"last_ms", "last run took", F_MS},
     {"last_age_s", "last run", F_AGO},
-    {NULL},
+    {0},
 };
 static const struct section routing_sections[] = {
     {NULL, NULL, routing_top},
     {"Tables", "tables", NULL},
-    {NULL},
+    {0},
 };
 
 static const struct section counters_sections[] = {
@@ -1052,7 +1052,7 @@ static const struct section counters_sections[] = {
     {"Traps", "traps", NULL},	    {"Sweeps", "sweeps", NULL},
     {"Requests", "requests", NULL}, {"Transport", "transport", NULL},
     {"Clients", "clients", NULL},   {"M_Keys", "mkey", NULL},
-    {NULL},
+    {0},
 };
 
 /* a hop of a route: "leaf1 [lid 2] in 1 out 12", "host1 port 1" */
@@ -1139,8 +1139,8 @@ struct command {
 	const char *request; /* "cmd" sent; NULL: no request of its own */
 	const char *summary;
 	const char *usage;	     /* arguments, for help */
-	const struct arg_spec *opts; /* {NULL}-terminated, or NULL */
-	const struct arg_spec *pos;  /* positionals in order; {NULL}-terminated, or NULL */
+	const struct arg_spec *opts; /* {0}-terminated, or NULL */
+	const struct arg_spec *pos;  /* positionals in order; {0}-terminated, or NULL */
 	unsigned npos_min;
 	/* the result, shown in this order; none of them: as JSON */
 	const char *head;		/* a line, see print_template() */
@@ -1579,45 +1579,45 @@ static const struct arg_spec nodes_opts[] = {
     {.name = "--guid", .member = "guid"},
     {.name = "--lid", .member = "lid", .kind = ARG_UINT, .max = 0xbfff},
     {.name = "--name", .member = "name"},
-    {NULL},
+    {0},
 };
 
 static const struct arg_spec node_pos[] = {
     {.name = "NODE", .member = "node", .kind = ARG_NODE},
-    {NULL},
+    {0},
 };
 
 static const struct arg_spec lft_pos[] = {
     {.name = "SWITCH", .member = "switch", .kind = ARG_NODE},
     {.name = "FROM", .member = "from", .kind = ARG_UINT, .max = 0xbfff},
     {.name = "TO", .member = "to", .kind = ARG_UINT, .max = 0xbfff},
-    {NULL},
+    {0},
 };
 
 static const struct arg_spec route_pos[] = {
     {.name = "SRC", .member = "src", .kind = ARG_NODE},
     {.name = "DST", .member = "dst", .kind = ARG_NODE},
-    {NULL},
+    {0},
 };
 
 static const struct arg_spec config_pos[] = {
     {.name = "KEY", .member = "key"},
-    {NULL},
+    {0},
 };
 
 static const struct arg_spec events_pos[] = {
     {.name = "N", .member = "n", .kind = ARG_UINT, .max = 100000},
-    {NULL},
+    {0},
 };
 
 static const struct arg_spec sweep_pos[] = {
     {.name = "KIND", .member = "kind", .choices = sweep_kinds},
-    {NULL},
+    {0},
 };
 
 static const struct arg_spec loglevel_pos[] = {
     {.name = "LEVEL", .member = "level", .choices = log_levels},
-    {NULL},
+    {0},
 };
 
 /* NODE, SRC, DST, SWITCH: a GUID (node or port), a LID or a node description */
@@ -1807,7 +1807,7 @@ static const struct command commands[] = {
 	.usage = "[COMMAND]",
 	.run = run_help,
     },
-    {NULL},
+    {0},
 };
 
 int main(int argc, char **argv)

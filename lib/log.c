@@ -139,6 +139,9 @@ static void file_rotate_if_full(void)
 }
 
 static void log_vemit(enum ibsm_log_level level, const char *fmt, va_list ap, const char *suffix)
+	__attribute__((format(printf, 2, 0)));
+
+static void log_vemit(enum ibsm_log_level level, const char *fmt, va_list ap, const char *suffix)
 {
 	char msg[2048];
 	int n;
