@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,14 +51,39 @@ void conf_errors_free(struct conf_errors *e)
 	e->n = 0;
 }
 
-const struct conf_key_desc *conf_key_find(const char *name)
+/* the keys by name, for bsearch (the table itself is in opensm -c order) */
+static const struct conf_key_desc *keys_by_name[CONF_NKEYS];
+static pthread_once_t keys_once = PTHREAD_ONCE_INIT;
+
+static int cmp_key_desc(const void *a, const void *b)
+{
+	const struct conf_key_desc *x = *(const struct conf_key_desc *const *)a;
+	const struct conf_key_desc *y = *(const struct conf_key_desc *const *)b;
+
+	return strcmp(x->name, y->name);
+}
+
+static void keys_sort(void)
 {
 	size_t i;
 
 	for (i = 0; i < CONF_NKEYS; i++)
-		if (!strcmp(conf_keys[i].name, name))
-			return &conf_keys[i];
-	return NULL;
+		keys_by_name[i] = &conf_keys[i];
+	qsort(keys_by_name, CONF_NKEYS, sizeof(keys_by_name[0]), cmp_key_desc);
+}
+
+static int cmp_name_key(const void *name, const void *elem)
+{
+	return strcmp(name, (*(const struct conf_key_desc *const *)elem)->name);
+}
+
+const struct conf_key_desc *conf_key_find(const char *name)
+{
+	const struct conf_key_desc *const *k;
+
+	pthread_once(&keys_once, keys_sort);
+	k = bsearch(name, keys_by_name, CONF_NKEYS, sizeof(keys_by_name[0]), cmp_name_key);
+	return k ? *k : NULL;
 }
 
 static int parse_bool(const char *v, bool *out)
