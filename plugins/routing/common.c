@@ -233,3 +233,83 @@ int engine_read_guids(const char *path, uint64_t **out, struct ibsm_routes *r)
 	*out = v;
 	return (int)n;
 }
+
+void engine_bucket_lids(const struct ibsm_topo *t, uint32_t **lid_start, uint16_t **lid_v,
+			uint32_t **seg_start, struct lid_seg **seg)
+{
+	uint32_t l, s, k, n, *fill, *ls, *ss;
+	uint16_t *lv;
+	struct lid_seg *sg;
+
+	ls = eng_calloc((size_t)t->nsw + 1, sizeof(*ls));
+	for (l = 1; l <= t->max_lid; l++)
+		if (t->lids[l].sw != TOPO_NONE)
+			ls[t->lids[l].sw + 1]++;
+	for (s = 0; s < t->nsw; s++)
+		ls[s + 1] += ls[s];
+	lv = eng_calloc(ls[t->nsw], sizeof(*lv));
+	fill = eng_calloc(t->nsw, sizeof(*fill));
+	for (l = 1; l <= t->max_lid; l++) {
+		s = t->lids[l].sw;
+		if (s != TOPO_NONE)
+			lv[ls[s] + fill[s]++] = (uint16_t)l;
+	}
+	free(fill);
+
+	/* at most one run per LID, so lv's size bounds them */
+	ss = eng_calloc((size_t)t->nsw + 1, sizeof(*ss));
+	sg = eng_calloc(ls[t->nsw], sizeof(*sg));
+	for (s = 0, n = 0; s < t->nsw; s++) {
+		ss[s] = n;
+		for (k = ls[s]; k < ls[s + 1]; k++) {
+			const struct topo_lid *x = &t->lids[lv[k]];
+			uint8_t kind = x->ep == TOPO_NONE  ? SEG_SWITCH
+				       : t->eps[x->ep].lmc ? SEG_BLOCK
+							   : SEG_SINGLE;
+			struct lid_seg *prev = n > ss[s] ? &sg[n - 1] : NULL;
+
+			if (prev && prev->kind == kind &&
+			    (kind == SEG_SINGLE ||
+			     (kind == SEG_BLOCK && t->lids[lv[prev->start]].ep == x->ep))) {
+				prev->len++;
+				continue;
+			}
+			sg[n].start = k;
+			sg[n].len = 1;
+			sg[n].kind = kind;
+			n++;
+		}
+	}
+	ss[t->nsw] = n;
+	*lid_start = ls;
+	*lid_v = lv;
+	*seg_start = ss;
+	*seg = sg;
+}
+
+void engine_rank_links(const struct ibsm_topo *t, uint8_t **prank, uint8_t **max_prank)
+{
+	uint32_t *stamp, *cnt, s, j;
+	uint8_t *pr = eng_calloc(t->nlinks, 1), *mx = eng_calloc(t->nsw, 1);
+
+	stamp = eng_malloc((size_t)t->nsw * sizeof(*stamp));
+	memset(stamp, 0xff, (size_t)t->nsw * sizeof(*stamp));
+	cnt = eng_calloc(t->nsw, sizeof(*cnt));
+	for (s = 0; s < t->nsw; s++) {
+		for (j = t->sw[s].adj; j < t->sw[s].adj + t->sw[s].nadj; j++) {
+			uint32_t p = t->links[j].peer;
+
+			if (stamp[p] != s) {
+				stamp[p] = s;
+				cnt[p] = 0;
+			}
+			pr[j] = (uint8_t)MIN(cnt[p], 255u);
+			cnt[p]++;
+			mx[s] = MAX(mx[s], pr[j]);
+		}
+	}
+	free(stamp);
+	free(cnt);
+	*prank = pr;
+	*max_prank = mx;
+}

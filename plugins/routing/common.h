@@ -61,4 +61,28 @@ static inline uint32_t engine_lid_ep(const struct ibsm_topo *t, uint16_t lid)
  */
 int engine_read_guids(const char *path, uint64_t **out, struct ibsm_routes *r);
 
+/* --- destination LIDs by switch, in runs routed alike (minhop, updn) --- */
+
+enum seg_kind { SEG_SWITCH, SEG_SINGLE, SEG_BLOCK };
+
+/* consecutive LIDs of one destination switch that are routed the same way */
+struct lid_seg {
+	uint32_t start; /* in lid_v */
+	uint32_t len;
+	uint8_t kind; /* enum seg_kind */
+};
+
+/*
+ * The LIDs delivered by switch s: lid_v[lid_start[s] .. lid_start[s + 1]);
+ * the same LIDs in runs: seg[seg_start[s] .. seg_start[s + 1]) (a switch
+ * LID alone, single LIDs of LMC 0 ports together, each LMC block alone).
+ * All four arrays are allocated here.
+ */
+void engine_bucket_lids(const struct ibsm_topo *t, uint32_t **lid_start, uint16_t **lid_v,
+			uint32_t **seg_start, struct lid_seg **seg);
+
+/* per link: how many earlier links of its switch go to the same peer
+ * (prank, allocated), and per switch the largest (max_prank, allocated) */
+void engine_rank_links(const struct ibsm_topo *t, uint8_t **prank, uint8_t **max_prank);
+
 #endif

@@ -31,15 +31,6 @@
 #include "engines.h"
 
 
-enum seg_kind { SEG_SWITCH, SEG_SINGLE, SEG_BLOCK };
-
-/* consecutive LIDs of one destination switch that are routed the same way */
-struct lid_seg {
-	uint32_t start;       /* in lid_v */
-	uint32_t len;
-	uint8_t kind;         /* enum seg_kind */
-};
-
 struct minhop {
 	const struct ibsm_topo *t;
 	struct ibsm_routes *r;
@@ -63,83 +54,6 @@ struct minhop {
 	uint32_t nc;
 	uint32_t used[128];   /* neighbours taken by the current LMC block */
 };
-
-static void bucket_lids(struct minhop *mh)
-{
-	const struct ibsm_topo *t = mh->t;
-	uint32_t l, s, k, n, *fill;
-
-	mh->lid_start = eng_calloc((size_t)t->nsw + 1, sizeof(*mh->lid_start));
-	for (l = 1; l <= t->max_lid; l++)
-		if (t->lids[l].sw != TOPO_NONE)
-			mh->lid_start[t->lids[l].sw + 1]++;
-	for (s = 0; s < t->nsw; s++)
-		mh->lid_start[s + 1] += mh->lid_start[s];
-	mh->lid_v = eng_calloc(mh->lid_start[t->nsw], sizeof(*mh->lid_v));
-	fill = eng_calloc(t->nsw, sizeof(*fill));
-	for (l = 1; l <= t->max_lid; l++) {
-		s = t->lids[l].sw;
-		if (s != TOPO_NONE)
-			mh->lid_v[mh->lid_start[s] + fill[s]++] = (uint16_t)l;
-	}
-	free(fill);
-
-	/*
-	 * Runs: a switch LID alone, single LIDs of LMC 0 ports together, each
-	 * LMC block alone. At most one per LID, so lid_v's size bounds them.
-	 */
-	mh->seg_start = eng_calloc((size_t)t->nsw + 1, sizeof(*mh->seg_start));
-	mh->seg = eng_calloc(mh->lid_start[t->nsw], sizeof(*mh->seg));
-	for (s = 0, n = 0; s < t->nsw; s++) {
-		mh->seg_start[s] = n;
-		for (k = mh->lid_start[s]; k < mh->lid_start[s + 1]; k++) {
-			const struct topo_lid *x = &t->lids[mh->lid_v[k]];
-			uint8_t kind = x->ep == TOPO_NONE	? SEG_SWITCH
-				       : t->eps[x->ep].lmc ? SEG_BLOCK
-							   : SEG_SINGLE;
-			struct lid_seg *prev = n > mh->seg_start[s] ? &mh->seg[n - 1] : NULL;
-
-			if (prev && prev->kind == kind &&
-			    (kind == SEG_SINGLE ||
-			     (kind == SEG_BLOCK && t->lids[mh->lid_v[prev->start]].ep == x->ep))) {
-				prev->len++;
-				continue;
-			}
-			mh->seg[n].start = k;
-			mh->seg[n].len = 1;
-			mh->seg[n].kind = kind;
-			n++;
-		}
-	}
-	mh->seg_start[t->nsw] = n;
-}
-
-static void rank_links(struct minhop *mh)
-{
-	const struct ibsm_topo *t = mh->t;
-	uint32_t *stamp, *cnt, s, j;
-
-	mh->prank = eng_calloc(t->nlinks, 1);
-	mh->max_prank = eng_calloc(t->nsw, 1);
-	stamp = eng_malloc((size_t)t->nsw * sizeof(*stamp));
-	memset(stamp, 0xff, (size_t)t->nsw * sizeof(*stamp));
-	cnt = eng_calloc(t->nsw, sizeof(*cnt));
-	for (s = 0; s < t->nsw; s++) {
-		for (j = t->sw[s].adj; j < t->sw[s].adj + t->sw[s].nadj; j++) {
-			uint32_t p = t->links[j].peer;
-
-			if (stamp[p] != s) {
-				stamp[p] = s;
-				cnt[p] = 0;
-			}
-			mh->prank[j] = (uint8_t)MIN(cnt[p], 255u);
-			cnt[p]++;
-			mh->max_prank[s] = MAX(mh->max_prank[s], mh->prank[j]);
-		}
-	}
-	free(stamp);
-	free(cnt);
-}
 
 /*
  * The hop matrix by breadth-first search from 64 switches at once: bit i of
@@ -348,8 +262,8 @@ int minhop_route(const struct ibsm_topo *t, struct ibsm_routes *r)
 	if (!mh.hops)
 		return engine_fail(r, err, "fabric is more than %u switch hops across", HOPS_INF - 1);
 
-	bucket_lids(&mh);
-	rank_links(&mh);
+	engine_bucket_lids(t, &mh.lid_start, &mh.lid_v, &mh.seg_start, &mh.seg);
+	engine_rank_links(t, &mh.prank, &mh.max_prank);
 	mh.load = eng_calloc(t->nlinks, sizeof(*mh.load));
 	mh.ncand = eng_calloc(t->nsw, 1);
 	mh.mask = eng_calloc((size_t)t->nsw * 4, sizeof(*mh.mask));

@@ -89,15 +89,6 @@
 #define G_FORCED       1
 #define G_HASUP	       2
 
-enum seg_kind { SEG_SWITCH, SEG_SINGLE, SEG_BLOCK };
-
-/* consecutive LIDs of one destination switch that are routed the same way */
-struct lid_seg {
-	uint32_t start; /* in lid_v */
-	uint32_t len;
-	uint8_t kind; /* enum seg_kind */
-};
-
 struct updn {
 	const struct ibsm_topo *t;
 	struct ibsm_routes *r;
@@ -879,80 +870,17 @@ static int plan_turns(struct updn *u)
 
 /* --- balance --- */
 
-static void bucket_lids(struct updn *u)
-{
-	const struct ibsm_topo *t = u->t;
-	uint32_t l, s, k, n, *fill;
-
-	u->lid_start = eng_calloc((size_t)t->nsw + 1, sizeof(*u->lid_start));
-	for (l = 1; l <= t->max_lid; l++)
-		if (t->lids[l].sw != TOPO_NONE)
-			u->lid_start[t->lids[l].sw + 1]++;
-	for (s = 0; s < t->nsw; s++)
-		u->lid_start[s + 1] += u->lid_start[s];
-	u->lid_v = eng_calloc(u->lid_start[t->nsw], sizeof(*u->lid_v));
-	fill = eng_calloc(t->nsw, sizeof(*fill));
-	for (l = 1; l <= t->max_lid; l++) {
-		s = t->lids[l].sw;
-		if (s != TOPO_NONE)
-			u->lid_v[u->lid_start[s] + fill[s]++] = (uint16_t)l;
-	}
-	free(fill);
-
-	/* a switch LID alone, the single LIDs of LMC 0 ports together, each LMC block alone */
-	u->seg_start = eng_calloc((size_t)t->nsw + 1, sizeof(*u->seg_start));
-	u->seg = eng_calloc(u->lid_start[t->nsw], sizeof(*u->seg));
-	for (s = 0, n = 0; s < t->nsw; s++) {
-		u->seg_start[s] = n;
-		for (k = u->lid_start[s]; k < u->lid_start[s + 1]; k++) {
-			const struct topo_lid *x = &t->lids[u->lid_v[k]];
-			uint8_t kind = x->ep == TOPO_NONE  ? SEG_SWITCH
-				       : t->eps[x->ep].lmc ? SEG_BLOCK
-							   : SEG_SINGLE;
-			struct lid_seg *prev = n > u->seg_start[s] ? &u->seg[n - 1] : NULL;
-
-			if (prev && prev->kind == kind &&
-			    (kind == SEG_SINGLE ||
-			     (kind == SEG_BLOCK && t->lids[u->lid_v[prev->start]].ep == x->ep))) {
-				prev->len++;
-				continue;
-			}
-			u->seg[n].start = k;
-			u->seg[n].len = 1;
-			u->seg[n].kind = kind;
-			n++;
-		}
-	}
-	u->seg_start[t->nsw] = n;
-}
-
+/* parallel ranks (common.c), and which links go up */
 static void rank_links(struct updn *u)
 {
 	const struct ibsm_topo *t = u->t;
-	uint32_t *stamp, *cnt, s, j;
+	uint32_t s, j;
 
-	u->prank = eng_calloc(t->nlinks, 1);
-	u->max_prank = eng_calloc(t->nsw, 1);
+	engine_rank_links(t, &u->prank, &u->max_prank);
 	u->lup = eng_calloc(t->nlinks, 1);
-	stamp = eng_malloc((size_t)t->nsw * sizeof(*stamp));
-	memset(stamp, 0xff, (size_t)t->nsw * sizeof(*stamp));
-	cnt = eng_calloc(t->nsw, sizeof(*cnt));
-	for (s = 0; s < t->nsw; s++) {
-		for (j = t->sw[s].adj; j < t->sw[s].adj + t->sw[s].nadj; j++) {
-			uint32_t p = t->links[j].peer;
-
-			if (stamp[p] != s) {
-				stamp[p] = s;
-				cnt[p] = 0;
-			}
-			u->prank[j] = (uint8_t)MIN(cnt[p], 255u);
-			cnt[p]++;
-			u->max_prank[s] = MAX(u->max_prank[s], u->prank[j]);
-			u->lup[j] = u->pos[p] < u->pos[s];
-		}
-	}
-	free(stamp);
-	free(cnt);
+	for (s = 0; s < t->nsw; s++)
+		for (j = t->sw[s].adj; j < t->sw[s].adj + t->sw[s].nadj; j++)
+			u->lup[j] = u->pos[t->links[j].peer] < u->pos[s];
 }
 
 static inline bool carried(const struct updn *u, uint32_t s, uint16_t lid)
@@ -1307,7 +1235,7 @@ int updn_route(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots,
 		return err;
 	}
 
-	bucket_lids(&u);
+	engine_bucket_lids(t, &u.lid_start, &u.lid_v, &u.seg_start, &u.seg);
 	rank_links(&u);
 	u.load_c = eng_calloc(t->nlinks, sizeof(*u.load_c));
 	u.load_n = eng_calloc(t->nlinks, sizeof(*u.load_n));
