@@ -61,23 +61,6 @@ static void add(const struct sa_view *v, struct sa_resp *r, const struct ibsm_po
 		sa_set(q->desc, rec, IBSM_PIR_OPTIONS, sa_get(q->desc, q->rec, IBSM_PIR_OPTIONS));
 }
 
-/* the ports of a node with records; only: one port number, or -1 for all */
-static void add_node(const struct sa_view *v, struct sa_resp *r, const struct ibsm_node *n,
-		     int only)
-{
-	unsigned i, first = node_is_switch(n) ? 0 : 1;
-
-	if (!sa_view_node(v, n))
-		return;
-	if (only >= 0) {
-		if ((unsigned)only >= first && (unsigned)only <= n->nports)
-			add(v, r, &n->ports[only]);
-		return;
-	}
-	for (i = first; i <= n->nports; i++)
-		add(v, r, &n->ports[i]);
-}
-
 static void portinfo_get(struct sa_req *q, struct sa_resp *r)
 {
 	struct ibsm_sm *sm = q->sm;
@@ -97,13 +80,13 @@ static void portinfo_get(struct sa_req *q, struct sa_resp *r)
 		if (!lp)
 			return;
 		if (node_is_switch(lp->node))
-			add_node(&v, r, lp->node, only);
+			sa_view_ports(&v, r, lp->node, only, add);
 		else if (sa_view_node(&v, lp->node) && (only < 0 || only == lp->num))
 			add(&v, r, lp);
 		return;
 	}
 	for (i = 0; i < sm->fabric.nnodes; i++)
-		add_node(&v, r, sm->fabric.nodes_v[i], only);
+		sa_view_ports(&v, r, sm->fabric.nodes_v[i], only, add);
 }
 
 const struct sa_family sa_family_portinfo = {

@@ -210,3 +210,19 @@ struct ibsm_port *sa_port_by_lid(struct ibsm_sm *sm, uint16_t lid)
 	/* built during a sweep, or out of date: the model knows */
 	return fabric_port_by_lid(&sm->fabric, lid);
 }
+
+void sa_view_ports(const struct sa_view *v, struct sa_resp *r, const struct ibsm_node *n, int only,
+		   void (*add)(const struct sa_view *, struct sa_resp *, const struct ibsm_port *))
+{
+	unsigned i, first = node_is_switch(n) ? 0 : 1;
+
+	if (!sa_view_node(v, n))
+		return;
+	if (only >= 0) {
+		if ((unsigned)only >= first && (unsigned)only <= n->nports)
+			add(v, r, &n->ports[only]);
+		return;
+	}
+	for (i = first; i <= n->nports; i++)
+		add(v, r, &n->ports[i]);
+}

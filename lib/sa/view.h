@@ -27,6 +27,10 @@ struct sa_view {
 void sa_view_init(struct sa_view *v, const struct sa_req *q);
 /* the node was found by the last complete discovery or the running one */
 bool sa_view_node(const struct sa_view *v, const struct ibsm_node *n);
+/* add(v, r, port) for the ports of n the view shows (switches from port 0,
+ * CAs from 1); only: one port number, or -1 for all */
+void sa_view_ports(const struct sa_view *v, struct sa_resp *r, const struct ibsm_node *n, int only,
+		   void (*add)(const struct sa_view *, struct sa_resp *, const struct ibsm_port *));
 /* likewise the port (a port never read has no LID: every family checks it) */
 bool sa_view_port(const struct sa_view *v, const struct ibsm_port *p);
 /* the requester may see p: trusted, p on its own node, or a partition shared */
