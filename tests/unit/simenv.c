@@ -13,6 +13,7 @@
 
 #include "log.h"
 #include "simenv.h"
+#include "topo.h"
 #include "xport.h"
 
 static void on_sweep(void *arg, const struct ibsm_sweep_result *r)
@@ -120,4 +121,31 @@ char *simenv_slurp(const char *path, size_t *len)
 	if (len)
 		*len = (size_t)n;
 	return buf;
+}
+
+struct ibsm_topo *simenv_load_net(const char *path, uint8_t lmc)
+{
+	struct conf_errors errs = {0};
+	struct topofile *tf;
+	struct ibsm_topo *t;
+	size_t i;
+
+	if (topofile_load(path, &tf, &errs)) {
+		for (i = 0; i < errs.n; i++)
+			fprintf(stderr, "%s\n", errs.msg[i]);
+		ck_abort_msg("%s does not load", path);
+	}
+	t = topo_from_topofile(tf, lmc);
+	ck_assert_ptr_nonnull(t);
+	topofile_free(tf);
+	return t;
+}
+
+void simenv_write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_ge(fputs(text, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
 }

@@ -6,6 +6,7 @@
 #define SIMENV_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "fakefab.h"
 #include "sm.h"
@@ -40,6 +41,11 @@ void simenv_sm(struct simenv *e, struct ibsm_conf *c);
 void simenv_run_heavy(struct simenv *e, unsigned n);
 /* everything gone, temp dir removed */
 void simenv_fini(struct simenv *e);
+/* an ibnetdiscover/ibsim topology file as a routing topology with LMC lmc
+ * (the test fails when it does not load) */
+struct ibsm_topo *simenv_load_net(const char *path, uint8_t lmc);
+/* write text to path (the test fails when it cannot) */
+void simenv_write_file(const char *path, const char *text);
 /* a file's whole content (NUL-terminated, malloc'ed); *len if not NULL */
 char *simenv_slurp(const char *path, size_t *len);
 

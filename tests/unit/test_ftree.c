@@ -31,6 +31,7 @@
 #include "engines.h"
 #include "log.h"
 #include "routing.h"
+#include "simenv.h"
 #include "topo.h"
 #include "topofile.h"
 #include "verify.h"
@@ -57,24 +58,6 @@ static void teardown(void)
 		fprintf(stderr, "cannot remove %s\n", tmpdir);
 }
 
-static struct ibsm_topo *load_net(const char *path, uint8_t lmc)
-{
-	struct conf_errors errs = {0};
-	struct topofile *tf;
-	struct ibsm_topo *t;
-	size_t i;
-
-	if (topofile_load(path, &tf, &errs)) {
-		for (i = 0; i < errs.n; i++)
-			fprintf(stderr, "%s\n", errs.msg[i]);
-		ck_abort_msg("%s does not load", path);
-	}
-	t = topo_from_topofile(tf, lmc);
-	ck_assert_ptr_nonnull(t);
-	topofile_free(tf);
-	return t;
-}
-
 static struct ibsm_routes *route_ok(const struct ibsm_topo *t, const struct ftree_opts *o)
 {
 	struct ibsm_routes *r = routes_new(t);
@@ -82,32 +65,6 @@ static struct ibsm_routes *route_ok(const struct ibsm_topo *t, const struct ftre
 
 	ck_assert_msg(err == 0, "ftree failed: %d %s", err, r->why);
 	return r;
-}
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_ge(fputs(text, f), 0);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
-static char *read_all(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)n + 1);
-	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	return buf;
 }
 
 static uint32_t sw_named(const struct ibsm_topo *t, const char *desc)
@@ -418,11 +375,11 @@ static void golden_compare(const struct ibsm_topo *t, const struct ibsm_routes *
 	got = lft_text(t, r, head);
 	snprintf(path, sizeof(path), "%s/%s.lft", GOLDEN, name);
 	if (upd && !strcmp(upd, "1")) {
-		write_file(path, got);
+		simenv_write_file(path, got);
 		free(got);
 		return;
 	}
-	want = read_all(path);
+	want = simenv_slurp(path, NULL);
 	ck_assert_msg(want, "no %s (GOLDEN_UPDATE=1 writes it)", path);
 	for (i = 0; got[i] && got[i] == want[i]; i++)
 		line += got[i] == '\n';
@@ -458,7 +415,7 @@ START_TEST(t_golden)
 	unsigned shift, a2a, bound;
 
 	snprintf(path, sizeof(path), "%s/%s.net", GOLDEN, golden[_i].name);
-	t = load_net(path, golden[_i].lmc);
+	t = simenv_load_net(path, golden[_i].lmc);
 	r = route_ok(t, NULL);
 	check_all(t, r, &shift, &a2a, &bound);
 	ck_assert_msg((int)shift <= (int)bound + golden[_i].shift_over,
@@ -477,7 +434,7 @@ END_TEST
 
 START_TEST(t_complete)
 {
-	struct ibsm_topo *t = load_net(FABRICS "/fattree-k8.net", 0);
+	struct ibsm_topo *t = simenv_load_net(FABRICS "/fattree-k8.net", 0);
 	struct ibsm_routes *r = route_ok(t, NULL);
 	struct verify_report rep;
 	unsigned shift, a2a, bound;
@@ -490,7 +447,7 @@ START_TEST(t_complete)
 	routes_del(r);
 	topo_del(t);
 
-	t = load_net(FABRICS "/leafspine-4s8l8h.net", 0);
+	t = simenv_load_net(FABRICS "/leafspine-4s8l8h.net", 0);
 	r = route_ok(t, NULL);
 	check_all(t, r, &shift, &a2a, &bound);
 	ck_assert_uint_eq(shift, bound);
@@ -502,7 +459,7 @@ END_TEST
 
 START_TEST(t_degraded)
 {
-	struct ibsm_topo *t = load_net(FABRICS "/fattree-k8-degraded.net", 0);
+	struct ibsm_topo *t = simenv_load_net(FABRICS "/fattree-k8-degraded.net", 0);
 	struct ibsm_routes *r = route_ok(t, NULL), *r0;
 	struct ftree_opts o = {.no_refine = true};
 	unsigned shift, a2a, bound, shift0, a2a0;
@@ -520,7 +477,7 @@ START_TEST(t_degraded)
 	topo_del(t);
 
 	/* 12 leaves x 6 spines x 12 hosts less 10% of its links: the bound, + 1 */
-	t = load_net(GOLDEN "/leafspine-6s12l12h-degraded.net", 0);
+	t = simenv_load_net(GOLDEN "/leafspine-6s12l12h-degraded.net", 0);
 	r = route_ok(t, NULL);
 	check_all(t, r, &shift, &a2a, &bound);
 	ck_assert_uint_eq(bound, 3);
@@ -534,7 +491,7 @@ END_TEST
 
 static void refused(const char *path, const char *want)
 {
-	struct ibsm_topo *t = load_net(path, 0);
+	struct ibsm_topo *t = simenv_load_net(path, 0);
 	struct ibsm_routes *r = routes_new(t);
 
 	ck_assert_int_eq(ftree_route(t, r, NULL), -EINVAL);
@@ -554,7 +511,7 @@ END_TEST
  * gateway leaf, and still free of credit loops */
 START_TEST(t_split)
 {
-	struct ibsm_topo *t = load_net(GOLDEN "/fattree-k4-split.net", 0);
+	struct ibsm_topo *t = simenv_load_net(GOLDEN "/fattree-k4-split.net", 0);
 	struct ibsm_routes *r = route_ok(t, NULL);
 	struct verify_report rep;
 
@@ -584,7 +541,7 @@ static uint32_t top_on_path(const struct view *v, uint32_t s, uint16_t l)
 
 START_TEST(t_lmc)
 {
-	struct ibsm_topo *t = load_net(GOLDEN "/fattree-k4.net", 2);
+	struct ibsm_topo *t = simenv_load_net(GOLDEN "/fattree-k4.net", 2);
 	struct ibsm_routes *r = route_ok(t, NULL);
 	uint32_t from = sw_named(t, "pod4-edge2"), e, o, o2;
 	unsigned shift, a2a, bound;
@@ -615,7 +572,7 @@ END_TEST
 
 START_TEST(t_options)
 {
-	struct ibsm_topo *t = load_net(GOLDEN "/fattree-k4.net", 0);
+	struct ibsm_topo *t = simenv_load_net(GOLDEN "/fattree-k4.net", 0);
 	struct ibsm_routes *r0 = route_ok(t, NULL), *r;
 	uint64_t roots[4], order[16], io[1];
 	struct ftree_opts o = {0};
@@ -672,7 +629,7 @@ END_TEST
 /* the plug-in: GUID files from the configuration, read at init */
 START_TEST(t_plugin)
 {
-	struct ibsm_topo *t = load_net(GOLDEN "/fattree-k4.net", 0);
+	struct ibsm_topo *t = simenv_load_net(GOLDEN "/fattree-k4.net", 0);
 	struct ibsm_routes *r = routes_new(t), *r0 = route_ok(t, NULL);
 	struct ibsm_conf *c = conf_new();
 	char path[300], bad[300], text[512];
@@ -686,7 +643,7 @@ START_TEST(t_plugin)
 		 "\n\n0x%016" PRIx64 "  # last\n",
 		 t->sw[sw_named(t, "core1")].guid, t->sw[sw_named(t, "core2")].guid,
 		 t->sw[sw_named(t, "core3")].guid, t->sw[sw_named(t, "core4")].guid);
-	write_file(path, text);
+	simenv_write_file(path, text);
 	ck_assert_int_eq(conf_set(c, "root_guid_file", path, CONF_FROM_SET, 0, NULL, 0), 0);
 	ck_assert_int_eq(ftree_engine.init(c, &st), 0);
 	ck_assert_int_eq(ftree_engine.route(st, t, r), 0);
@@ -695,7 +652,7 @@ START_TEST(t_plugin)
 
 	/* a bad file: routing fails, saying which key and line */
 	snprintf(bad, sizeof(bad), "%s/cn", tmpdir);
-	write_file(bad, "0x10\nnot-a-guid\n");
+	simenv_write_file(bad, "0x10\nnot-a-guid\n");
 	ck_assert_int_eq(conf_set(c, "cn_guid_file", bad, CONF_FROM_SET, 0, NULL, 0), 0);
 	ck_assert_int_eq(ftree_engine.init(c, &st), 0);
 	ck_assert_int_eq(ftree_engine.route(st, t, r), -EINVAL);

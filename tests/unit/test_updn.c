@@ -32,6 +32,7 @@
 #include "engines.h"
 #include "log.h"
 #include "routing.h"
+#include "simenv.h"
 #include "topo.h"
 #include "topofile.h"
 #include "verify.h"
@@ -57,24 +58,6 @@ static void teardown(void)
 		fprintf(stderr, "cannot remove %s\n", tmpdir);
 }
 
-static struct ibsm_topo *load_net(const char *path, uint8_t lmc)
-{
-	struct conf_errors errs = {0};
-	struct topofile *tf;
-	struct ibsm_topo *t;
-	size_t i;
-
-	if (topofile_load(path, &tf, &errs)) {
-		for (i = 0; i < errs.n; i++)
-			fprintf(stderr, "%s\n", errs.msg[i]);
-		ck_abort_msg("%s does not load", path);
-	}
-	t = topo_from_topofile(tf, lmc);
-	ck_assert_ptr_nonnull(t);
-	topofile_free(tf);
-	return t;
-}
-
 static uint32_t sw_named(const struct ibsm_topo *t, const char *desc)
 {
 	uint32_t s;
@@ -84,32 +67,6 @@ static uint32_t sw_named(const struct ibsm_topo *t, const char *desc)
 			return s;
 	ck_abort_msg("no switch %s", desc);
 	return TOPO_NONE;
-}
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
-static char *read_all(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)n + 1);
-	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	return buf;
 }
 
 /* --- the independent check --- */
@@ -323,11 +280,11 @@ static void golden_compare(const struct ibsm_topo *t, const struct ibsm_routes *
 
 	snprintf(path, sizeof(path), "%s/%s/%s.lft", GOLDEN, engine, name);
 	if (upd && !strcmp(upd, "1")) {
-		write_file(path, got);
+		simenv_write_file(path, got);
 		free(got);
 		return;
 	}
-	want = read_all(path);
+	want = simenv_slurp(path, NULL);
 	ck_assert_msg(want, "no %s (GOLDEN_UPDATE=1 writes it)", path);
 	for (i = 0; got[i] && got[i] == want[i]; i++)
 		line += got[i] == '\n';
@@ -366,7 +323,7 @@ START_TEST(t_golden_minhop)
 	struct ibsm_routes *r;
 
 	snprintf(path, sizeof(path), "%s/updn/%s.net", GOLDEN, golden_minhop[_i]);
-	t = load_net(path, 0);
+	t = simenv_load_net(path, 0);
 	r = routes_new(t);
 	ck_assert_int_eq(minhop_route(t, r), 0);
 	golden_compare(t, r, "minhop", golden_minhop[_i]);
@@ -384,7 +341,7 @@ START_TEST(t_golden_updn)
 	int n = 0;
 
 	snprintf(path, sizeof(path), "%s/updn/%s", GOLDEN, golden_updn[_i].net);
-	t = load_net(path, 0);
+	t = simenv_load_net(path, 0);
 	if (golden_updn[_i].roots) {
 		snprintf(path, sizeof(path), "%s/updn/%s", GOLDEN, golden_updn[_i].roots);
 		n = engine_read_guids(path, &roots, &tmp);
@@ -414,7 +371,7 @@ START_TEST(t_shipped_fabrics)
 			struct ibsm_topo *t;
 
 			snprintf(path, sizeof(path), "%s/%s", FABRICS, files[i]);
-			t = load_net(path, lmc);
+			t = simenv_load_net(path, lmc);
 			routes_del(updn_checked(t, NULL, 0));
 			topo_del(t);
 		}
@@ -428,7 +385,7 @@ START_TEST(t_fat_tree_quality)
 	struct verify_opts vo = {
 	    .credit_loops = true, .credit_loops_fatal = true, .stats = true, .shifts = 16};
 	struct verify_report rep;
-	struct ibsm_topo *t = load_net(FABRICS "/fattree-k8.net", 0);
+	struct ibsm_topo *t = simenv_load_net(FABRICS "/fattree-k8.net", 0);
 	struct ibsm_routes *r = updn_checked(t, NULL, 0);
 
 	ck_assert_int_eq(verify_routes(t, r, &vo, &rep), 0);
@@ -439,7 +396,7 @@ START_TEST(t_fat_tree_quality)
 	topo_del(t);
 
 	/* a leaf-spine: every host pair over a spine, as evenly as the hosts allow */
-	t = load_net(FABRICS "/leafspine-4s8l8h.net", 0);
+	t = simenv_load_net(FABRICS "/leafspine-4s8l8h.net", 0);
 	r = updn_checked(t, NULL, 0);
 	ck_assert_int_eq(verify_routes(t, r, &vo, &rep), 0);
 	ck_assert(rep.path_stretch == 1.0);
@@ -452,7 +409,7 @@ START_TEST(t_fat_tree_quality)
 	 * (12 hosts, 4 uplinks left on leaf1); OpenSM's updn puts 12 on a link
 	 * as it sends everything through one spine
 	 */
-	t = load_net(GOLDEN "/updn/ls12x6x12-deg.net", 0);
+	t = simenv_load_net(GOLDEN "/updn/ls12x6x12-deg.net", 0);
 	r = updn_checked(t, NULL, 0);
 	ck_assert_int_eq(verify_routes(t, r, &vo, &rep), 0);
 	ck_assert(rep.path_stretch == 1.0);
@@ -482,28 +439,28 @@ START_TEST(t_auto_roots)
 	uint32_t s;
 
 	/* a fat tree: its cores */
-	t = load_net(FABRICS "/fattree-k8.net", 0);
+	t = simenv_load_net(FABRICS "/fattree-k8.net", 0);
 	ck_assert_int_eq(count_roots(t, NULL, 0, root), 16);
 	for (s = 0; s < t->nsw; s++)
 		ck_assert_int_eq(root[s], !strncmp(t->sw[s].desc, "core", 4));
 	topo_del(t);
 
 	/* a degraded one too */
-	t = load_net(FABRICS "/fattree-k8-degraded.net", 0);
+	t = simenv_load_net(FABRICS "/fattree-k8-degraded.net", 0);
 	ck_assert_int_eq(count_roots(t, NULL, 0, root), 16);
 	for (s = 0; s < t->nsw; s++)
 		ck_assert_int_eq(root[s], !strncmp(t->sw[s].desc, "core", 4));
 	topo_del(t);
 
 	/* a leaf-spine: the spines */
-	t = load_net(FABRICS "/leafspine-4s8l8h.net", 0);
+	t = simenv_load_net(FABRICS "/leafspine-4s8l8h.net", 0);
 	ck_assert_int_eq(count_roots(t, NULL, 0, root), 4);
 	for (s = 0; s < t->nsw; s++)
 		ck_assert_int_eq(root[s], !strncmp(t->sw[s].desc, "spine", 5));
 	topo_del(t);
 
 	/* a torus: one centre, every switch is one, the lowest GUID wins */
-	t = load_net(FABRICS "/torus-6x6.net", 0);
+	t = simenv_load_net(FABRICS "/torus-6x6.net", 0);
 	ck_assert_int_eq(count_roots(t, NULL, 0, root), 1);
 	for (s = 0; s < t->nsw; s++)
 		if (root[s])
@@ -511,7 +468,7 @@ START_TEST(t_auto_roots)
 	topo_del(t);
 
 	/* a ring of 4: all alike again */
-	t = load_net(GOLDEN "/updn/ring4.net", 0);
+	t = simenv_load_net(GOLDEN "/updn/ring4.net", 0);
 	ck_assert_int_eq(count_roots(t, NULL, 0, root), 1);
 	ck_assert_int_eq(root[0], 1);
 	topo_del(t);
@@ -538,7 +495,7 @@ static uint64_t total_hops(const struct ibsm_topo *t, const uint64_t *roots, siz
  */
 START_TEST(t_root_search)
 {
-	struct ibsm_topo *t = load_net(FABRICS "/random-40.net", 0);
+	struct ibsm_topo *t = simenv_load_net(FABRICS "/random-40.net", 0);
 	uint64_t best, g, sum, best_sum = UINT64_MAX, centre = 0;
 	uint32_t s, j, ecc, best_ecc = UINT32_MAX;
 	uint8_t *hops;
@@ -576,7 +533,7 @@ START_TEST(t_odd_roots)
 	    {"pod1-agg1", "pod3-agg2", NULL},
 	    {"pod1-edge1", "pod4-edge2", "core2", NULL},
 	};
-	struct ibsm_topo *t = load_net(FABRICS "/fattree-k4.net", 0);
+	struct ibsm_topo *t = simenv_load_net(FABRICS "/fattree-k4.net", 0);
 	size_t i, n;
 
 	for (i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
@@ -652,7 +609,7 @@ END_TEST
 
 START_TEST(t_errors)
 {
-	struct ibsm_topo *t = load_net(FABRICS "/fattree-k4.net", 0);
+	struct ibsm_topo *t = simenv_load_net(FABRICS "/fattree-k4.net", 0);
 	struct ibsm_routes *r = routes_new(t), *small;
 	uint64_t bad[2] = {0x200000, 0x100001};
 	struct ibsm_topo *t2;
@@ -665,7 +622,7 @@ START_TEST(t_errors)
 		ck_assert_uint_eq(routes_lft(r, 0)[l], ROUTE_NONE);
 
 	/* routes sized for another fabric */
-	t2 = load_net(GOLDEN "/updn/ring4.net", 0);
+	t2 = simenv_load_net(GOLDEN "/updn/ring4.net", 0);
 	small = routes_new(t2);
 	ck_assert_int_eq(updn_route(t, NULL, 0, small), -EINVAL);
 	ck_assert_str_eq(small->why, "routes sized for another topology");
@@ -735,7 +692,7 @@ static int plugin_run(const char *root_file, const struct ibsm_topo *t, struct i
 
 START_TEST(t_plugin)
 {
-	struct ibsm_topo *t = load_net(FABRICS "/fattree-k4.net", 0);
+	struct ibsm_topo *t = simenv_load_net(FABRICS "/fattree-k4.net", 0);
 	struct ibsm_routes *r = routes_new(t), *want = routes_new(t);
 	char path[512], msg[600];
 
@@ -746,25 +703,25 @@ START_TEST(t_plugin)
 
 	/* the cores by file, with comments: the same tables */
 	snprintf(path, sizeof(path), "%s/roots", tmpdir);
-	write_file(path, "# the cores\n0x200003\n\n  0x0000000000200001  # core2\n0x200000\n"
+	simenv_write_file(path, "# the cores\n0x200003\n\n  0x0000000000200001  # core2\n0x200000\n"
 			 "0x200002\n");
 	ck_assert_int_eq(plugin_run(path, t, r), 0);
 	ck_assert_mem_eq(r->lft, want->lft, (size_t)r->nsw * r->stride);
 
 	/* a line that is no GUID */
-	write_file(path, "0x200000\ncore2\n");
+	simenv_write_file(path, "0x200000\ncore2\n");
 	ck_assert_int_eq(plugin_run(path, t, r), -EINVAL);
 	snprintf(msg, sizeof(msg), "root_guid_file %s:2: not a guid", path);
 	ck_assert_str_eq(r->why, msg);
 
 	/* nothing in it */
-	write_file(path, "# nobody\n");
+	simenv_write_file(path, "# nobody\n");
 	ck_assert_int_eq(plugin_run(path, t, r), -EINVAL);
 	snprintf(msg, sizeof(msg), "root_guid_file %s: no GUIDs", path);
 	ck_assert_str_eq(r->why, msg);
 
 	/* a GUID of no switch */
-	write_file(path, "0x200000\n0xdead\n");
+	simenv_write_file(path, "0x200000\n0xdead\n");
 	ck_assert_int_eq(plugin_run(path, t, r), -ENOENT);
 	ck_assert_str_eq(r->why, "root 0x000000000000dead is not a switch of the fabric");
 
@@ -878,7 +835,7 @@ START_TEST(t_file_round_trip)
 			struct ibsm_routes *r;
 
 			snprintf(path, sizeof(path), "%s/%s", FABRICS, files[i]);
-			t = load_net(path, lmc);
+			t = simenv_load_net(path, lmc);
 			r = routes_new(t);
 			ck_assert_int_eq(minhop_route(t, r), 0);
 			round_trip(t, r);
@@ -897,7 +854,7 @@ END_TEST
  */
 static unsigned file_golden(const char *input, const char *name, bool complete)
 {
-	struct ibsm_topo *t = load_net(GOLDEN "/file/leafspine3x4.net", 0);
+	struct ibsm_topo *t = simenv_load_net(GOLDEN "/file/leafspine3x4.net", 0);
 	struct ibsm_routes *r = routes_new(t);
 	unsigned missing = 0, l;
 	uint32_t s;
@@ -962,7 +919,7 @@ START_TEST(t_file_tolerated)
 	    "0x0002 007\r\n"
 	    "\r\n"
 	    "9 lids dumped\r\n";
-	struct ibsm_topo *t = load_net(GOLDEN "/updn/ring4.net", 0);
+	struct ibsm_topo *t = simenv_load_net(GOLDEN "/updn/ring4.net", 0);
 	struct ibsm_routes *r = routes_new(t), *want = routes_new(t);
 	char path[512], *text, *p, extra[256];
 	size_t len;
@@ -973,11 +930,11 @@ START_TEST(t_file_tolerated)
 	for (ib = 0; ib <= 1; ib++) {
 		/* comments, blank lines, a multicast table, a switch this fabric lacks, CRLF */
 		write_tables(path, t, want, ib);
-		text = read_all(path);
+		text = simenv_slurp(path, NULL);
 		len = strlen(text) + sizeof(prefix) + 64;
 		p = malloc(len);
 		snprintf(p, len, "%s%s# the end\n", prefix, text);
-		write_file(path, p);
+		simenv_write_file(path, p);
 		ck_assert_msg(file_route(path, t, r) == 0, "%s", r->why);
 		ck_assert_mem_eq(r->lft, want->lft, (size_t)r->nsw * r->stride);
 		free(p);
@@ -991,7 +948,7 @@ START_TEST(t_file_tolerated)
 			 "0xbfff 001 # unknown node and type\n",
 			 t->max_lid + 1);
 		p = after_first_line(text, extra);
-		write_file(path, p);
+		simenv_write_file(path, p);
 		ck_assert_msg(file_route(path, t, r) == 0, "%s", r->why);
 		ck_assert_mem_eq(r->lft, want->lft, (size_t)r->nsw * r->stride);
 		free(p);
@@ -1002,7 +959,7 @@ START_TEST(t_file_tolerated)
 			 "0x0063 002 # Channel Adapter portguid 0x%016" PRIx64 ": 'moved'\n",
 			 t->eps[t->lids[t->max_lid].ep].port_guid);
 		p = after_first_line(text, extra);
-		write_file(path, p);
+		simenv_write_file(path, p);
 		ck_assert_msg(file_route(path, t, r) == 0, "%s", r->why);
 		ck_assert_mem_eq(r->lft, want->lft, (size_t)r->nsw * r->stride);
 		free(p);
@@ -1011,11 +968,11 @@ START_TEST(t_file_tolerated)
 
 	/* port 255: no route, as OpenSM's OSM_NO_PATH */
 	write_tables(path, t, want, false);
-	text = read_all(path);
+	text = simenv_slurp(path, NULL);
 	p = strstr(text, "\n0x0002 ");
 	ck_assert_ptr_nonnull(p);
 	memcpy(p + 8, "255", 3);
-	write_file(path, text);
+	simenv_write_file(path, text);
 	ck_assert_msg(file_route(path, t, r) == 0, "%s", r->why);
 	ck_assert_uint_eq(routes_lft(r, 0)[2], ROUTE_NONE);
 	ck_assert_uint_eq(routes_lft(r, 0)[3], routes_lft(want, 0)[3]);
@@ -1030,8 +987,8 @@ END_TEST
 /* entries move to the LID their port has now, the old LID's offset in the new block */
 START_TEST(t_file_remap)
 {
-	struct ibsm_topo *t0 = load_net(FABRICS "/fattree-k4.net", 0);
-	struct ibsm_topo *t2 = load_net(FABRICS "/fattree-k4.net", 2);
+	struct ibsm_topo *t0 = simenv_load_net(FABRICS "/fattree-k4.net", 0);
+	struct ibsm_topo *t2 = simenv_load_net(FABRICS "/fattree-k4.net", 2);
 	struct ibsm_routes *r0 = routes_new(t0), *r2 = routes_new(t2);
 	char path[512];
 	uint32_t s, e;
@@ -1100,7 +1057,7 @@ START_TEST(t_file_errors)
 	    {"", "Unicast lids [0-9] of switch Lid 1 guid 0x0000000000200000 ('x'):\n", -EINVAL, 0,
 	     "switch 0x0000000000200000 has a table already (line 1)"},
 	};
-	struct ibsm_topo *t = load_net(GOLDEN "/updn/ring4.net", 0);
+	struct ibsm_topo *t = simenv_load_net(GOLDEN "/updn/ring4.net", 0);
 	struct ibsm_routes *r = routes_new(t), *want = routes_new(t);
 	char path[512], msg[700], *good, *text, *second;
 	unsigned nlines = 0;
@@ -1110,7 +1067,7 @@ START_TEST(t_file_errors)
 	ck_assert_int_eq(updn_route(t, NULL, 0, want), 0);
 	snprintf(path, sizeof(path), "%s/lfts", tmpdir);
 	write_tables(path, t, want, false);
-	good = read_all(path);
+	good = simenv_slurp(path, NULL);
 	for (c = good; *c; c++)
 		nlines += *c == '\n';
 	/* the first table is 0x200000's: cases with a table of their own for it go without */
@@ -1121,7 +1078,7 @@ START_TEST(t_file_errors)
 
 		text = malloc(len);
 		snprintf(text, len, "%s%s%s", cases[i].head, own ? second : good, cases[i].tail);
-		write_file(path, text);
+		simenv_write_file(path, text);
 		memset(r->lft, 0x77, (size_t)r->nsw * r->stride);
 		ck_assert_int_eq(file_route(path, t, r), cases[i].err);
 		snprintf(msg, sizeof(msg), "%s:%u: %s", path,
@@ -1133,12 +1090,12 @@ START_TEST(t_file_errors)
 	}
 
 	/* a switch of the fabric without a table */
-	write_file(path, second);
+	simenv_write_file(path, second);
 	ck_assert_int_eq(file_route(path, t, r), -ENOENT);
 	snprintf(msg, sizeof(msg), "%s: no table for switch 0x0000000000200000 ('%s')", path,
 		 t->sw[0].desc);
 	ck_assert_str_eq(r->why, msg);
-	write_file(path, "# empty\n");
+	simenv_write_file(path, "# empty\n");
 	ck_assert_int_eq(file_route(path, t, r), -ENOENT);
 	snprintf(msg, sizeof(msg),
 		 "%s: no table for switch 0x0000000000200000 ('%s'), 4 of 4 missing", path,
@@ -1161,7 +1118,7 @@ END_TEST
 /* the plug-in reads lfts_file on every run */
 START_TEST(t_file_plugin)
 {
-	struct ibsm_topo *t = load_net(GOLDEN "/updn/ring4.net", 0);
+	struct ibsm_topo *t = simenv_load_net(GOLDEN "/updn/ring4.net", 0);
 	struct ibsm_routes *r = routes_new(t), *want = routes_new(t);
 	struct ibsm_conf *c = conf_new();
 	char path[512];
