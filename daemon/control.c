@@ -82,6 +82,9 @@ struct ctl_client {
 	struct event *timer;	/* owned: idle and request deadlines */
 	uint64_t idle_since;	/* ms: connect, last request, or output drained */
 	uint64_t partial_since; /* ms: an unfinished request line began; 0 none */
+	/* the order of those two marks among all clients (milliseconds tie on a fast machine,
+	 * and evict_victim() must still pick the longest idle) */
+	uint64_t idle_seq, partial_seq;
 	unsigned busy;		/* > 0 while a frame below us uses the client */
 	bool dead;		/* closed; freed when busy drops to 0 */
 	bool subscribed;
@@ -96,6 +99,7 @@ struct ctl_server {
 	struct event_base *base;	 /* not owned */
 	struct evconnlistener *listener; /* owned, closes the listening fd */
 	struct event *accept_retry;	 /* re-enables accept after EMFILE & co */
+	uint64_t seq;			 /* the last idle_seq or partial_seq given */
 	int spare_fd;			 /* given up to accept-and-refuse at EMFILE */
 	char *path;
 	dev_t sock_dev; /* the socket file we made, so ctl_del */
@@ -281,6 +285,13 @@ static void client_replyf(struct ctl_client *c, json_t *id, const char *code, co
 static bool client_writing(const struct ctl_client *c)
 {
 	return c->paused || c->eof || client_outlen(c) > 0;
+}
+
+/* the client did something (connected, asked, drained its output): its idle time restarts */
+static void mark_idle(struct ctl_client *c)
+{
+	c->idle_since = now_ms();
+	c->idle_seq = ++c->srv->seq;
 }
 
 /*
@@ -612,10 +623,10 @@ static void client_process(struct ctl_client *c)
 		took = true;
 		if (len > s->lim.max_request) {
 			client_too_large(c);
-			c->idle_since = now_ms();
+			mark_idle(c);
 		} else if (!line_is_blank(line, len)) {
 			client_request(c, line, len);
-			c->idle_since = now_ms();
+			mark_idle(c);
 		}
 		free(line);
 	}
@@ -630,6 +641,7 @@ static void client_process(struct ctl_client *c)
 		c->partial_since = 0;
 	} else if (took || !c->partial_since) {
 		c->partial_since = now_ms();
+		c->partial_seq = ++s->seq;
 	}
 	/* after EOF: close once every reply is out */
 	if (c->eof && !c->paused && client_outlen(c) == 0)
@@ -651,7 +663,7 @@ static void client_write_cb(struct bufferevent *bev, void *arg)
 	struct ctl_client *c = arg;
 
 	/* a client waiting for a long reply was not idle meanwhile */
-	c->idle_since = now_ms();
+	mark_idle(c);
 	if (c->paused) {
 		c->paused = false;
 		if (!c->eof)
@@ -726,9 +738,9 @@ static struct ctl_client *evict_victim(struct ctl_server *s)
 		if (c->subscribed || c->busy || client_writing(c))
 			continue;
 		if (c->partial_since || c->discard) {
-			if (!partial || c->partial_since < partial->partial_since)
+			if (!partial || c->partial_seq < partial->partial_seq)
 				partial = c;
-		} else if ((!idle || c->idle_since < idle->idle_since) && !client_has_input(c)) {
+		} else if ((!idle || c->idle_seq < idle->idle_seq) && !client_has_input(c)) {
 			idle = c;
 		}
 	}
@@ -785,7 +797,7 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 	TAILQ_INSERT_TAIL(&s->clients, c, entry);
 	s->nclients++;
-	c->idle_since = now_ms();
+	mark_idle(c);
 	client_schedule(c);
 	log_debug("control: client pid %ld uid %lu gid %lu connected%s", (long)c->peer.pid,
 		  (unsigned long)c->peer.uid, (unsigned long)c->peer.gid,

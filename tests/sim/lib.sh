@@ -207,6 +207,10 @@ sim_init() {
 	mkdir -p "$T/run" "$T/cache"
 	IBSIM_SOCKNAME=ibsmd-test-$$-$RANDOM
 	export IBSIM_SOCKNAME
+	# umad2sim's read() copies 32 bytes past the end of its buffer (see sim_client); with one
+	# malloc arena its receiver thread's buffers are not carved at the edge of a fresh
+	# thread heap, where that overread faults
+	export MALLOC_ARENA_MAX=1
 	# an ASan build refuses to run after a preloaded library unless told otherwise
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 	export ASAN_OPTIONS
@@ -333,6 +337,25 @@ sim_run() {
 	[ -n "$SIM_PID" ] || t_fail "sim_run $1: no ibsim running"
 	echo "== $(date +%T) $*" >>"$T/clients.log"
 	(cd "$T/run" && LD_PRELOAD=$UMAD2SIM exec timeout -k 5 "$SIM_TIMEOUT" "$@" 2>>"$T/clients.log")
+}
+
+# sim_client CMD...: sim_run, once more when CMD crashed (SIGSEGV, SIGABRT). umad2sim (ibsim
+# 0.10) crashes its clients now and then: its receiver thread starts before the device is
+# set up, and read() copies 32 bytes past its 288-byte buffers (valgrind shows it in every
+# client); under make -j2 check, 3 runs in 9 lost a test_mcast.sh join to a SIGSEGV.
+# SIM_CLIENT_CRASHED is 1 after a retry (a retried request may have gone through once).
+sim_client() {
+	local rc=0
+	SIM_CLIENT_CRASHED=0
+	sim_run "$@" || rc=$?
+	if [ $rc = 134 ] || [ $rc = 139 ]; then
+		t_info "warning: $(basename "$1") crashed in the simulator (exit $rc): once more"
+		echo "== crashed (exit $rc), once more" >>"$T/clients.log"
+		SIM_CLIENT_CRASHED=1
+		rc=0
+		sim_run "$@" || rc=$?
+	fi
+	return $rc
 }
 
 # --- the SM under test ---------------------------------------------------------------------

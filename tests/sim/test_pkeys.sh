@@ -170,7 +170,7 @@ sm_ctl partitions >"$T/parts.txt" || t_fail "ibsmctl partitions failed"
 grep -Eq '^storage +0x0010 +yes +21 +1 +3$' "$T/parts.txt" ||
 	t_fail "ibsmctl partitions: no line for storage: $(cat "$T/parts.txt")"
 t_info "ibsmctl partitions: 4 partitions, members counted"
-SIM_HOST=$HC sim_run "$SA_CLIENT" -t 3000 join $CBCAST >>"$T/sac.out" ||
+SIM_HOST=$HC sim_client "$SA_CLIENT" -t 3000 join $CBCAST >>"$T/sac.out" ||
 	t_fail "$HC cannot join $CBCAST: $(tail -n 2 "$T/clients.log")"
 read -r cmlid cmem <<<"$(mc_group $CBCAST)"
 [ "$cmem" = 1 ] || t_fail "$CBCAST: '$cmem' members, want 1"

@@ -22,7 +22,7 @@ sm_start
 sm_wait_up 60
 
 t_step "(a) the SA's LIDs"
-SIM_HOST=leaf2-host1 sim_run "$SA_LOAD" -w 16 --list-lids >"$T/lids" ||
+SIM_HOST=leaf2-host1 sim_client "$SA_LOAD" -w 16 --list-lids >"$T/lids" ||
 	t_fail "sa_load --list-lids failed: $(tail -n 3 "$T/clients.log")"
 lids_snapshot "$T/lids.wire"
 n_sa=$(wc -l <"$T/lids")
@@ -41,7 +41,7 @@ load() {
 	start=$(date +%s.%N | awk '{printf "%.3f", $1 + 0.5}')
 	for h in $HOSTS; do
 		i=$((i + 1))
-		SIM_HOST=$h sim_run "$SA_LOAD" --lids "$T/lids" -w 16 -n "$SA_LOAD_N" --by "$by" \
+		SIM_HOST=$h sim_client "$SA_LOAD" --lids "$T/lids" -w 16 -n "$SA_LOAD_N" --by "$by" \
 			--seed "$i" --start-at "$start" -t 5000 >"$T/load.$by.$h" &
 		pids+=($!)
 	done
