@@ -146,6 +146,26 @@ static struct ctl_server *fx_server(const char *path, const struct ctl_limits *l
 		       lim);
 }
 
+/* whether a file can be given TEST_GROUP here (said once when not) */
+static bool can_chgrp(const char *dir)
+{
+	static int said;
+	char f[160];
+	bool ok;
+	int fd;
+
+	snprintf(f, sizeof(f), "%s/chgrp-probe", dir);
+	fd = open(f, O_CREAT | O_WRONLY, 0600);
+	ck_assert_int_ge(fd, 0);
+	ok = fchown(fd, (uid_t)-1, TEST_GROUP) == 0;
+	if (!ok && !said++)
+		fprintf(stderr, "cannot chgrp to gid %d here (%s): action group checks skipped\n",
+			TEST_GROUP, strerror(errno));
+	close(fd);
+	unlink(f);
+	return ok;
+}
+
 static void fx_start(const struct ctl_limits *lim)
 {
 	log_init("test_control", IBSM_LOG_WARN, true, false);
@@ -155,8 +175,9 @@ static void fx_start(const struct ctl_limits *lim)
 	/* forked children run as nobody and must reach the socket */
 	ck_assert_int_eq(chmod(fx.dir, 0755), 0);
 	snprintf(fx.path, sizeof(fx.path), "%s/run/ibsmd.sock", fx.dir);
-	/* root can chgrp to any group; others only to their own: use none */
-	fx.action_gid = geteuid() == 0 ? TEST_GROUP : (gid_t)-1;
+	/* root can chgrp to any group (others only to their own: use none), unless a user
+	 * namespace leaves TEST_GROUP unmapped */
+	fx.action_gid = geteuid() == 0 && can_chgrp(fx.dir) ? TEST_GROUP : (gid_t)-1;
 	fx.base = event_base_new();
 	ck_assert_ptr_nonnull(fx.base);
 	fx.srv = fx_server(fx.path, lim);
@@ -708,6 +729,14 @@ static json_t *as_other(uid_t uid, gid_t gid, gid_t supp, const char *reqs)
 		ck_assert_msg(ms_now() < end, "child hangs");
 		pump(5);
 	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 10) {
+		/* no CAP_SETUID here, or the ids are not mapped in this user namespace */
+		fprintf(stderr, "cannot switch to uid %lu gid %lu here: checks as them skipped\n",
+			(unsigned long)uid, (unsigned long)gid);
+		close(pfd[0]);
+		json_decref(arr);
+		return NULL;
+	}
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child failed: %d", status);
 	for (ssize_t n; (n = read(pfd[0], buf + len, sizeof(buf) - 1 - len)) > 0;)
 		len += (size_t)n;
@@ -776,6 +805,10 @@ START_TEST(t_privilege)
 
 	/* nobody, in no group: reads yes, actions no */
 	arr = as_other(NOBODY, NOBODY, (gid_t)-1, reqs);
+	if (!arr) {
+		fx_stop();
+		return;
+	}
 	ck_assert_uint_eq(json_array_size(arr), 2);
 	check_err(json_array_get(arr, 0), "permission_denied");
 	ck_assert_int_eq(rep_id(json_array_get(arr, 0)), 1);
@@ -787,8 +820,13 @@ START_TEST(t_privilege)
 	json_decref(arr);
 	ck_assert_uint_eq(fx.sweeps, 1);
 
+	if (fx.action_gid == (gid_t)-1) {
+		fx_stop();
+		return;
+	}
 	/* primary group is the action group */
 	arr = as_other(NOBODY, TEST_GROUP, (gid_t)-1, reqs);
+	ck_assert_ptr_nonnull(arr);
 	check_ok(json_array_get(arr, 0));
 	json_decref(arr);
 	ck_assert_uint_eq(fx.sweeps, 2);
@@ -796,6 +834,7 @@ START_TEST(t_privilege)
 	/* supplementary group is the action group */
 	if (have_peergroups()) {
 		arr = as_other(NOBODY, NOBODY, TEST_GROUP, reqs);
+		ck_assert_ptr_nonnull(arr);
 		check_ok(json_array_get(arr, 0));
 		ck_assert(json_is_true(json_object_get(
 		    json_object_get(json_array_get(arr, 1), "result"), "privileged")));
@@ -1208,7 +1247,7 @@ START_TEST(t_socket_file)
 	ck_assert_int_eq(lstat(fx.path, &st), 0);
 	ck_assert(S_ISSOCK(st.st_mode));
 	ck_assert_uint_eq(st.st_mode & 07777, 0666);
-	if (geteuid() == 0)
+	if (fx.action_gid != (gid_t)-1)
 		ck_assert_uint_eq(st.st_gid, TEST_GROUP);
 
 	/* a live server is not replaced */
