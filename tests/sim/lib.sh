@@ -339,6 +339,27 @@ sim_run() {
 	(cd "$T/run" && LD_PRELOAD=$UMAD2SIM exec timeout -k 5 "$SIM_TIMEOUT" "$@" 2>>"$T/clients.log")
 }
 
+# nobody_init: as_nobody CMD... runs CMD as user nobody (setpriv from util-linux, or
+# runuser), $T/bin/ibsmctl is a copy nobody can run, and NOBODY=1, when this runs as root and
+# can switch to nobody (a user namespace may not map it: NOBODY=0, said once)
+nobody_init() {
+	if command -v setpriv >/dev/null; then
+		as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+	else
+		as_nobody() { runuser -u nobody -- "$@"; }
+	fi
+	NOBODY=0
+	[ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 || return 0
+	if ! as_nobody true 2>/dev/null; then
+		t_info "cannot switch to user nobody here (user namespace?): checks as nobody left out"
+		return 0
+	fi
+	NOBODY=1
+	chmod 711 "$T"
+	mkdir -p "$T/bin"
+	cp "$IBSMCTL" "$T/bin/ibsmctl" && chmod 755 "$T/bin" "$T/bin/ibsmctl"
+}
+
 # sim_client CMD...: sim_run, once more when CMD crashed (SIGSEGV, SIGABRT). umad2sim (ibsim
 # 0.10) crashes its clients now and then: its receiver thread starts before the device is
 # set up, and read() copies 32 bytes past its 288-byte buffers (valgrind shows it in every

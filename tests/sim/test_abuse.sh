@@ -22,18 +22,7 @@ NET=$FABRICS/fattree-k4.net
 ABUSER=$SIM_LIB_DIR/abuser.py
 SECONDS_ABUSE=20
 
-if command -v setpriv >/dev/null; then
-	as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
-else
-	as_nobody() { runuser -u nobody -- "$@"; }
-fi
-NOBODY=0
-if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
-	NOBODY=1
-	chmod 711 "$T"
-	mkdir -p "$T/bin"
-	cp "$IBSMCTL" "$T/bin/ibsmctl" && chmod 755 "$T/bin" "$T/bin/ibsmctl"
-fi
+nobody_init
 
 # CMD must exit RC
 expect_rc() {

@@ -27,19 +27,7 @@ expect_rc() {
 	[ $rc -eq "$want" ] || t_fail "$* exit $rc, want $want: $(head -c 300 "$T/rc.out")"
 }
 
-# as nobody: setpriv (util-linux) or runuser; the binary and the socket must be reachable
-if command -v setpriv >/dev/null; then
-	as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
-else
-	as_nobody() { runuser -u nobody -- "$@"; }
-fi
-NOBODY=0
-if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
-	NOBODY=1
-	chmod 711 "$T"
-	mkdir -p "$T/bin"
-	cp "$IBSMCTL" "$T/bin/ibsmctl" && chmod 755 "$T/bin" "$T/bin/ibsmctl"
-fi
+nobody_init
 
 printf 'socket_mode 0666\n' >"$T/ctl.conf"
 if [ "$(id -u)" != 0 ]; then
