@@ -17,8 +17,12 @@
  *   drained. One reply is always queued whole, however large, so a big
  *   view never fails;
  * - events cannot wait, so a subscriber whose pending output would go past
- *   its limit is disconnected; so is one whose output makes no progress
- *   for idle_sec (it may have paused itself with requests);
+ *   its limit is disconnected; one that is reading (its pending output
+ *   went down within the last CTL_SUB_GRACE_MS) may fall behind up to
+ *   CTL_SUB_GRACE times its limit first, so a burst of events or a busy
+ *   machine does not cost `ibsmctl watch` its stream; a subscriber whose
+ *   output makes no progress for idle_sec is disconnected too (it may have
+ *   paused itself with requests);
  * - a non-subscribed client that sends no request for idle_sec (blank
  *   lines do not count), or whose output makes no progress for idle_sec,
  *   is disconnected;
@@ -70,6 +74,8 @@
 #define CTL_DEF_REQUEST_SEC 10
 #define CTL_OUTPUT_BUDGET   ((size_t)256 << 20) /* shared by every client's pending output */
 #define CTL_OUTPUT_MIN	    (64 * 1024)		/* ... but never less than this each */
+#define CTL_SUB_GRACE	    4	 /* a reading subscriber may fall this many limits behind */
+#define CTL_SUB_GRACE_MS    1000 /* ... when its output went down this recently */
 #define CTL_FD_RESERVE	    64			/* descriptors kept for the rest of the daemon */
 #define CTL_FD_CEILING	    (1 << 20)
 #define CTL_ACCEPT_RETRY_MS 100
@@ -85,6 +91,8 @@ struct ctl_client {
 	/* the order of those two marks among all clients (milliseconds tie on a fast machine,
 	 * and evict_victim() must still pick the longest idle) */
 	uint64_t idle_seq, partial_seq;
+	size_t sub_outlen;	  /* a subscriber's pending output after the last event */
+	uint64_t sub_progress_ms; /* when it was last seen lower than that */
 	unsigned busy;		/* > 0 while a frame below us uses the client */
 	bool dead;		/* closed; freed when busy drops to 0 */
 	bool subscribed;
@@ -1100,6 +1108,24 @@ void ctl_del(struct ctl_server *s)
 	free(s);
 }
 
+/*
+ * Whether subscriber c may queue len more bytes: within its limit, or
+ * within CTL_SUB_GRACE limits while it is reading (its pending output was
+ * empty, or went down since the event before, CTL_SUB_GRACE_MS ago at most).
+ */
+static bool sub_room(struct ctl_client *c, size_t len, size_t limit)
+{
+	size_t out = client_outlen(c);
+	uint64_t now = now_ms();
+
+	if (out < c->sub_outlen || out == 0)
+		c->sub_progress_ms = now;
+	if (out + len <= limit)
+		return true;
+	return out + len <= CTL_SUB_GRACE * limit && c->sub_progress_ms &&
+	       now - c->sub_progress_ms <= CTL_SUB_GRACE_MS;
+}
+
 void ctl_publish(struct ctl_server *s, json_t *event)
 {
 	struct ctl_client *c, *next;
@@ -1122,7 +1148,7 @@ void ctl_publish(struct ctl_server *s, json_t *event)
 		next = TAILQ_NEXT(c, entry);
 		if (!c->subscribed)
 			continue;
-		if (client_outlen(c) + len + 1 > limit) {
+		if (!sub_room(c, len + 1, limit)) {
 			log_rl(&s->rl, IBSM_LOG_WARN,
 			       "control: subscriber pid %ld: over %zu bytes unread, disconnected",
 			       (long)c->peer.pid, limit);
@@ -1131,6 +1157,7 @@ void ctl_publish(struct ctl_server *s, json_t *event)
 		}
 		evbuffer_add(bufferevent_get_output(c->bev), txt, len);
 		evbuffer_add(bufferevent_get_output(c->bev), "\n", 1);
+		c->sub_outlen = client_outlen(c);
 	}
 	free(txt);
 }

@@ -971,6 +971,91 @@ START_TEST(t_slow_subscriber)
 }
 END_TEST
 
+/* publish a 1 KB event; false once nobody is subscribed */
+static bool publish_tick(int seq)
+{
+	static char pad[1001];
+	json_t *ev;
+
+	memset(pad, 'x', sizeof(pad) - 1);
+	ev = json_pack("{s:s, s:i, s:s}", "event", "tick", "seq", seq, "pad", pad);
+	ctl_publish(fx.srv, ev);
+	json_decref(ev);
+	event_base_loop(fx.base, EVLOOP_NONBLOCK);
+	return ctl_subscribers(fx.srv) > 0;
+}
+
+/* read what is there; the lines counted, their seq checked */
+static void take_ticks(struct cli *c, size_t *lines)
+{
+	char *line;
+
+	cli_fill(c);
+	while ((line = cli_take_line(c))) {
+		json_t *j = json_loads(line, 0, NULL);
+
+		ck_assert_ptr_nonnull(j);
+		ck_assert_int_eq(json_integer_value(json_object_get(j, "seq")), (json_int_t)*lines);
+		json_decref(j);
+		free(line);
+		(*lines)++;
+	}
+}
+
+/* a subscriber that reads, but late, may fall behind its limit for a while; one that stops
+ * reading is dropped all the same */
+START_TEST(t_lagging_subscriber)
+{
+	struct ctl_limits tiny = {.max_output = 512}, lim = {.max_output = 64 * 1024};
+	struct cli *stuck, *lagging;
+	size_t kernel = 0, lines = 0, behind, limit_ev;
+	int seq;
+
+	/* what the socket buffer holds, in events (it differs between machines): what a
+	 * subscriber that never reads takes with a limit of 512 bytes */
+	fx_start(&tiny);
+	stuck = cli_open();
+	json_decref(cli_call(stuck, "{\"cmd\":\"subscribe\"}\n"));
+	for (seq = 0; publish_tick(seq); seq++)
+		kernel++;
+	ck_assert(cli_wait_eof(stuck, 2000));
+	cli_close(stuck);
+	fx_stop();
+
+	/* with a limit of 64 KiB, a reader that lets 2 limits more than that pile up before
+	 * it reads stays; one that does not read is dropped */
+	fx_start(&lim);
+	limit_ev = 64 * 1024 / 1040;
+	stuck = cli_open();
+	json_decref(cli_call(stuck, "{\"cmd\":\"subscribe\"}\n"));
+	lagging = cli_open();
+	json_decref(cli_call(lagging, "{\"cmd\":\"subscribe\"}\n"));
+	behind = kernel + 2 * limit_ev;
+	for (seq = 0; seq < (int)(8 * behind); seq++) {
+		ck_assert_msg(publish_tick(seq), "every subscriber dropped at event %d", seq);
+		if ((size_t)seq + 1 - lines >= behind)
+			take_ticks(lagging, &lines);
+	}
+	ck_assert(cli_wait_eof(stuck, 2000));
+	cli_close(stuck);
+	ck_assert_uint_eq(ctl_subscribers(fx.srv), 1);
+	while (lines < (size_t)seq) {
+		char *line = cli_line(lagging, 2000);
+
+		ck_assert_ptr_nonnull(line);
+		free(line);
+		lines++;
+	}
+	/* it stops reading: dropped, no later than 4 limits past what the socket holds */
+	for (behind = 0; publish_tick(seq); seq++)
+		behind++;
+	ck_assert_uint_le(behind, kernel + 4 * limit_ev + 8);
+	ck_assert(cli_wait_eof(lagging, 2000));
+	cli_close(lagging);
+	fx_stop();
+}
+END_TEST
+
 START_TEST(t_publish_closes_caller)
 {
 	struct ctl_limits lim = {.max_output = 512};
@@ -1952,6 +2037,7 @@ int main(void)
 	tcase_add_test(tc, t_privilege);
 	tcase_add_test(tc, t_subscribe);
 	tcase_add_test(tc, t_slow_subscriber);
+	tcase_add_test(tc, t_lagging_subscriber);
 	tcase_add_test(tc, t_publish_closes_caller);
 	tcase_add_test(tc, t_backpressure);
 	tcase_add_test(tc, t_stalled_reader);
