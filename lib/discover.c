@@ -171,6 +171,28 @@ static void send_switchinfo_clear(struct sweep *sw, struct ibsm_node *n)
 	sweep_send_set(sw, &n->path, IBSM_ATTR_SWITCH_INFO, 0, data, &q);
 }
 
+/*
+ * PortStateChange is the master's to clear: an SM still discovering (it may
+ * find a master and stand by) leaves it set for the one that configures the
+ * subnet, and clears it once elected (discover_clear_psc()).
+ */
+static bool may_clear_psc(const struct sweep *sw)
+{
+	return !sw->sm->smst || sw->sm->state == IBSM_SM_MASTER;
+}
+
+void discover_clear_psc(struct sweep *sw)
+{
+	struct ibsm_fabric *f = &sw->sm->fabric;
+
+	for (unsigned i = 0; i < f->nnodes; i++) {
+		struct ibsm_node *n = f->nodes_v[i];
+
+		if (n->type == IBSM_NODE_SWITCH && n->have_si && n->si.port_state_change)
+			send_switchinfo_clear(sw, n);
+	}
+}
+
 static void on_switchinfo(struct sweep *sw, struct ibsm_node *n, const uint8_t *data, int err)
 {
 	unsigned i;
@@ -182,7 +204,7 @@ static void on_switchinfo(struct sweep *sw, struct ibsm_node *n, const uint8_t *
 	} else {
 		switchinfo_decode(data, &n->si);
 		n->have_si = true;
-		if (n->si.port_state_change)
+		if (n->si.port_state_change && may_clear_psc(sw))
 			send_switchinfo_clear(sw, n);
 	}
 	for (i = 0; i <= n->nports; i++)

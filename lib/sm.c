@@ -289,6 +289,7 @@ static void phase_configure(struct sweep *sw)
 {
 	sw->res.lids_changed = link_assign_lids(sw);
 	phase_enter(sw, PH_CONFIGURE, phase_route_program);
+	discover_clear_psc(sw);
 	link_configure_start(sw);
 }
 

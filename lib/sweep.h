@@ -108,6 +108,8 @@ void sweep_discovered(struct sweep *sw);
 /* --- discover.c --- */
 void discover_start(struct sweep *sw);
 void light_start(struct sweep *sw);
+/* clear the PortStateChange that discovery left set (it was not master then) */
+void discover_clear_psc(struct sweep *sw);
 /* response handlers; resp NULL when the SMP failed (err < 0) */
 void discover_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_hdr *h,
 		     const uint8_t *data, int err);

@@ -707,6 +707,16 @@ void fakefab_set_drop(struct fakefab *ff, int node, int percent, bool silent)
 
 /* --- inspection --- */
 
+void fakefab_set_psc(struct fakefab *ff, int node)
+{
+	psc(ff, node);
+}
+
+bool fakefab_psc(const struct fakefab *ff, int node)
+{
+	return ff->nodes[node].si.port_state_change;
+}
+
 int fakefab_port_state(const struct fakefab *ff, int node, int port)
 {
 	return ff->nodes[node].ports[port].pi.port_state;

@@ -41,6 +41,9 @@ void fakefab_rewire(struct fakefab *ff, int a, int pa, int b, int pb);
 void fakefab_set_drop(struct fakefab *ff, int node, int percent, bool silent);
 
 /* inspection */
+/* a switch's PortStateChange bit: set it (as a port change would), read it */
+void fakefab_set_psc(struct fakefab *ff, int node);
+bool fakefab_psc(const struct fakefab *ff, int node);
 int fakefab_port_state(const struct fakefab *ff, int node, int port);
 uint16_t fakefab_port_lid(const struct fakefab *ff, int node, int port);
 uint8_t fakefab_port_lmc(const struct fakefab *ff, int node, int port);

@@ -309,6 +309,8 @@ START_TEST(t_standby_then_takeover)
 	lids_of(&e, before);
 	sm_del(e.sm);
 	e.heavy_done = 0;
+	/* a port of leaf1 changed state: the bit is for the master to see and clear */
+	fakefab_set_psc(e.ff, LEAF1);
 	/* now a master with a higher priority is on h2, and a new ibsmd starts */
 	fs = fakefab_add_sm(e.ff, H2, 1, 10, IBSM_SM_MASTER);
 	fakefab_reset_counts(e.ff);
@@ -320,8 +322,9 @@ START_TEST(t_standby_then_takeover)
 	ck_assert_uint_eq(smstate_master_guid(e.sm), fakefab_port_guid(e.ff, H2, 1));
 	ck_assert(run_until(&e, gets_reach, fs));
 	ck_assert_uint_eq(e.sm->state, IBSM_SM_STANDBY);
-	/* the standby only read: not one Set */
+	/* the standby only read: not one Set, PortStateChange left for the master */
 	ck_assert_uint_eq(fakefab_counts(e.ff)->sets, 0);
+	ck_assert(fakefab_psc(e.ff, LEAF1));
 	ck_assert_uint_eq(fs->last_in.state, IBSM_SM_STANDBY);
 	ck_assert_uint_eq(e.heavy_done, 1); /* no sweeps while standing by */
 	/* the master dies */
@@ -330,6 +333,7 @@ START_TEST(t_standby_then_takeover)
 	ck_assert_uint_eq(e.sm->state, IBSM_SM_MASTER);
 	ck_assert(e.last.ok);
 	ck_assert_uint_eq(e.last.lids_changed, 0);
+	ck_assert(!fakefab_psc(e.ff, LEAF1)); /* master now: cleared */
 	lids_of(&e, after);
 	for (i = 0; i < NNODES; i++)
 		ck_assert_uint_eq(before[i], after[i]);
