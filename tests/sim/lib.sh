@@ -370,7 +370,7 @@ sim_client() {
 	SIM_CLIENT_CRASHED=0
 	sim_run "$@" || rc=$?
 	if [ $rc = 134 ] || [ $rc = 139 ]; then
-		t_info "warning: $(basename "$1") crashed in the simulator (exit $rc): once more"
+		t_info "warning: $(basename "$1") crashed in the simulator (exit $rc): once more" >&2
 		echo "== crashed (exit $rc), once more" >>"$T/clients.log"
 		SIM_CLIENT_CRASHED=1
 		rc=0
