@@ -92,7 +92,7 @@ struct ctl_client {
 	 * and evict_victim() must still pick the longest idle) */
 	uint64_t idle_seq, partial_seq;
 	size_t sub_outlen;	  /* a subscriber's pending output after the last event */
-	uint64_t sub_progress_ms; /* when it was last seen lower than that */
+	uint64_t sub_progress_ms; /* when it was last seen lower than that, or empty */
 	unsigned busy;		/* > 0 while a frame below us uses the client */
 	bool dead;		/* closed; freed when busy drops to 0 */
 	bool subscribed;

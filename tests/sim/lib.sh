@@ -208,8 +208,8 @@ sim_init() {
 	IBSIM_SOCKNAME=ibsmd-test-$$-$RANDOM
 	export IBSIM_SOCKNAME
 	# umad2sim's read() copies 32 bytes past the end of its buffer (see sim_client); with one
-	# malloc arena its receiver thread's buffers are not carved at the edge of a fresh
-	# thread heap, where that overread faults
+	# malloc arena its receiver thread's buffers come from the main heap, which keeps
+	# 128 KiB spare at its top, not from the edge of a fresh thread heap
 	export MALLOC_ARENA_MAX=1
 	# an ASan build refuses to run after a preloaded library unless told otherwise
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
@@ -361,9 +361,10 @@ nobody_init() {
 }
 
 # sim_client CMD...: sim_run, once more when CMD crashed (SIGSEGV, SIGABRT). umad2sim (ibsim
-# 0.10) crashes its clients now and then: its receiver thread starts before the device is
+# 0.10) has bugs that can crash its clients: its receiver thread starts before the device is
 # set up, and read() copies 32 bytes past its 288-byte buffers (valgrind shows it in every
-# client); under make -j2 check, 3 runs in 9 lost a test_mcast.sh join to a SIGSEGV.
+# client). Under make -j2 check, 3 runs in 9 lost a test_mcast.sh join to a SIGSEGV in
+# sa_client before it printed anything (which bug, not pinned down).
 # SIM_CLIENT_CRASHED is 1 after a retry (a retried request may have gone through once).
 sim_client() {
 	local rc=0
