@@ -363,7 +363,7 @@ nobody_init() {
 # sim_client CMD...: sim_run, once more when CMD crashed (SIGSEGV, SIGABRT). umad2sim (ibsim
 # 0.10) has bugs that can crash its clients: its receiver thread starts before the device is
 # set up, and read() copies 32 bytes past its 288-byte buffers (valgrind shows it in every
-# client). Under make -j2 check, 3 runs in 9 lost a test_mcast.sh join to a SIGSEGV in
+# client). Three make -j2 check runs in a row here lost a test_mcast.sh join to a SIGSEGV in
 # sa_client before it printed anything (which bug, not pinned down).
 # SIM_CLIENT_CRASHED is 1 after a retry (a retried request may have gone through once).
 sim_client() {
