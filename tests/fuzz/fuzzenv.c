@@ -17,19 +17,6 @@
 #include "pkey.h"
 #include "xport.h"
 
-/* the fabric of the SA unit tests: the SM on h1; h6 has two ports */
-static const char net[] =
-    "Hca 1 \"h1\"\n[1] \"leaf1\"[1]\n\n"
-    "Hca 1 \"h2\"\n[1] \"leaf1\"[2]\n\n"
-    "Hca 1 \"h3\"\n[1] \"leaf2\"[1]\n\n"
-    "Hca 1 \"h4\"\n[1] \"leaf2\"[2]\n\n"
-    "Hca 1 \"h5\"\n[1] \"leaf3\"[1]\n\n"
-    "Hca 2 \"h6\"\n[1] \"leaf3\"[2]\n[2] \"leaf1\"[3]\n\n"
-    "Switch 8 \"leaf1\"\n[5] \"spine1\"[1]\n[6] \"spine2\"[1]\n\n"
-    "Switch 8 \"leaf2\"\n[5] \"spine1\"[2]\n[6] \"spine2\"[2]\n\n"
-    "Switch 8 \"leaf3\"\n[5] \"spine1\"[3]\n[6] \"spine2\"[3]\n[7] \"spine2\"[4]\n\n"
-    "Switch 8 \"spine1\"\n\n"
-    "Switch 8 \"spine2\"\n\n";
 
 /* partitions that give the SA something to answer: IPoIB groups, limited members */
 static const char parts[] =
@@ -88,7 +75,7 @@ static void fuzzenv_init(struct fuzzenv *e)
 	if (!f || fputs(parts, f) < 0 || fclose(f) != 0)
 		abort();
 	e->base = event_base_new();
-	if (topofile_parse(net, sizeof(net) - 1, "fuzz.net", &e->tf, &errs) < 0)
+	if (topofile_parse(fakefab_small_net, strlen(fakefab_small_net), "fuzz.net", &e->tf, &errs) < 0)
 		abort();
 	conf_errors_free(&errs);
 	e->ff = fakefab_new(e->base, e->tf, 0, 1);

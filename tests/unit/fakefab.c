@@ -66,6 +66,19 @@ struct delivery {
 	int status;
 };
 
+const char fakefab_small_net[] =
+	"Hca 1 \"h1\"\n[1] \"leaf1\"[1]\n\n"
+	"Hca 1 \"h2\"\n[1] \"leaf1\"[2]\n\n"
+	"Hca 1 \"h3\"\n[1] \"leaf2\"[1]\n\n"
+	"Hca 1 \"h4\"\n[1] \"leaf2\"[2]\n\n"
+	"Hca 1 \"h5\"\n[1] \"leaf3\"[1]\n\n"
+	"Hca 2 \"h6\"\n[1] \"leaf3\"[2]\n[2] \"leaf1\"[3]\n\n"
+	"Switch 8 \"leaf1\"\n[5] \"spine1\"[1]\n[6] \"spine2\"[1]\n\n"
+	"Switch 8 \"leaf2\"\n[5] \"spine1\"[2]\n[6] \"spine2\"[2]\n\n"
+	"Switch 8 \"leaf3\"\n[5] \"spine1\"[3]\n[6] \"spine2\"[3]\n[7] \"spine2\"[4]\n\n"
+	"Switch 8 \"spine1\"\n\n"
+	"Switch 8 \"spine2\"\n\n";
+
 static void deliver_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct delivery *d = arg;
@@ -442,8 +455,8 @@ static int sma_handle(struct fakefab *ff, int node, int arrival, uint8_t *mad)
  * SM: issuer LID, then in the details the LID, method, attribute, modifier
  * and the key that was wrong.
  */
-static void send_trap256(struct fakefab *ff, const struct ff_port *holder,
-			 const struct ibsm_mad_hdr *req)
+/* a Trap(Notice) to the SM, sent from the port with LID lid */
+static void send_trap(struct fakefab *ff, uint16_t lid, uint64_t tid, const struct ibsm_notice *n)
 {
 	uint8_t mad[IBSM_MAD_SIZE] = {0};
 	struct ibsm_mad_hdr h = {
@@ -451,9 +464,18 @@ static void send_trap256(struct fakefab *ff, const struct ff_port *holder,
 		.mgmt_class = IBSM_CLASS_SMI,
 		.class_version = 1,
 		.method = IBSM_METHOD_TRAP,
-		.tid = 0x2560,
+		.tid = tid,
 		.attr_id = IBSM_ATTR_NOTICE,
 	};
+
+	mad_hdr_encode(mad, &h);
+	notice_encode(mad + IBSM_SMP_DATA_OFF, n);
+	deliver(ff, mad, lid, 0);
+}
+
+static void send_trap256(struct fakefab *ff, const struct ff_port *holder,
+			 const struct ibsm_mad_hdr *req)
+{
 	struct ibsm_notice n = {.generic = true, .type = 0, .producer_or_vendor = 1,
 				.trap_num = 256, .issuer_lid = holder->pi.lid};
 	unsigned i;
@@ -469,10 +491,8 @@ static void send_trap256(struct fakefab *ff, const struct ff_port *holder,
 		n.details[8 + i] = (uint8_t)(req->attr_mod >> (24 - 8 * i));
 	for (i = 0; i < 8; i++)
 		n.details[12 + i] = (uint8_t)(req->mkey >> (56 - 8 * i));
-	mad_hdr_encode(mad, &h);
-	notice_encode(mad + IBSM_SMP_DATA_OFF, &n);
 	ff->cnt.mkey_traps++;
-	deliver(ff, mad, holder->pi.lid, 0);
+	send_trap(ff, holder->pi.lid, 0x2560, &n);
 }
 
 /*
@@ -615,23 +635,12 @@ const struct ibsm_xport_backend fakefab_backend = {.send = ff_send};
 static void send_trap128(struct fakefab *ff, int node)
 {
 	struct ff_node *nd = &ff->nodes[node];
-	uint8_t mad[IBSM_MAD_SIZE] = {0};
-	struct ibsm_mad_hdr h = {
-		.base_version = 1,
-		.mgmt_class = IBSM_CLASS_SMI,
-		.class_version = 1,
-		.method = IBSM_METHOD_TRAP,
-		.tid = 0x1234,
-		.attr_id = IBSM_ATTR_NOTICE,
-	};
 	struct ibsm_notice n = {.generic = true, .type = 1, .producer_or_vendor = 2,
 				.trap_num = 128, .issuer_lid = nd->ports[0].pi.lid};
 
 	if (nd->type != IBSM_NODE_SWITCH || !nd->ports[0].pi.lid)
 		return;
-	mad_hdr_encode(mad, &h);
-	notice_encode(mad + IBSM_SMP_DATA_OFF, &n);
-	deliver(ff, mad, nd->ports[0].pi.lid, 0);
+	send_trap(ff, nd->ports[0].pi.lid, 0x1234, &n);
 }
 
 void fakefab_unlink(struct fakefab *ff, int node, int port, bool trap)

@@ -24,6 +24,13 @@ struct fakefab;
 extern const struct ibsm_xport_backend fakefab_backend;
 
 /* the SM sits on node sm_node (a CA), port sm_port */
+/*
+ * A small fabric (ibsim topology text) many tests share: hosts h1-h6 first
+ * (the SM runs on h1; h6 has two ports, on leaf3 and leaf1), leaves leaf1-3,
+ * spines spine1-2; leaf3 has two links to spine2.
+ */
+extern const char fakefab_small_net[];
+
 struct fakefab *fakefab_new(struct event_base *base, const struct topofile *tf, int sm_node,
 			    int sm_port);
 void fakefab_del(struct fakefab *ff);

@@ -124,6 +124,16 @@ static bool has_event(const struct simenv *e, const char *type)
 }
 
 /* a new SM with conf c on the same fabric and cache dir */
+/* the fake fabric, brought up by an SM that protects it with KEY_A at level 2 */
+static void keyed_start(struct simenv *e)
+{
+	simenv_init(e, net, strlen(net), 0, NULL);
+	sm_del(e->sm);
+	simenv_sm(e, conf_keyed(e->dir, "0x1122334455667788", "2"));
+	simenv_run_heavy(e, 1);
+	ck_assert_msg(e->last.ok, "%s", e->last.reason);
+}
+
 static void restart(struct simenv *e, struct ibsm_conf *c)
 {
 	ck_assert_int_eq(sm_save(e->sm), 0);
@@ -229,11 +239,7 @@ START_TEST(t_right_key)
 	char path[128], line[64], *text;
 	int i;
 
-	simenv_init(&e, net, strlen(net), 0, NULL);
-	sm_del(e.sm);
-	simenv_sm(&e, conf_keyed(e.dir, "0x1122334455667788", "2"));
-	simenv_run_heavy(&e, 1);
-	ck_assert_msg(e.last.ok, "%s", e.last.reason);
+	keyed_start(&e);
 	check_keys(&e, KEY_A, 2);
 	ck_assert_uint_eq(fakefab_port_mkey_lease(e.ff, node_index(&e, "spine1"), 0), 60);
 	ck_assert_uint_eq(fakefab_counts(e.ff)->mkey_refused, 0);
@@ -266,11 +272,7 @@ START_TEST(t_restart)
 {
 	struct simenv e;
 
-	simenv_init(&e, net, strlen(net), 0, NULL);
-	sm_del(e.sm);
-	simenv_sm(&e, conf_keyed(e.dir, "0x1122334455667788", "2"));
-	simenv_run_heavy(&e, 1);
-	ck_assert(e.last.ok);
+	keyed_start(&e);
 	restart(&e, conf_keyed(e.dir, "0x1122334455667788", "2"));
 	fakefab_reset_counts(e.ff);
 	simenv_run_heavy(&e, 1);
@@ -402,11 +404,7 @@ START_TEST(t_level2_no_key)
 	char path[128];
 	int spine1, h3;
 
-	simenv_init(&e, net, strlen(net), 0, NULL);
-	sm_del(e.sm);
-	simenv_sm(&e, conf_keyed(e.dir, "0x1122334455667788", "2"));
-	simenv_run_heavy(&e, 1);
-	ck_assert(e.last.ok);
+	keyed_start(&e);
 	/* a new SM with an empty cache and no key */
 	ck_assert_int_eq(sm_save(e.sm), 0);
 	sm_del(e.sm);
@@ -446,11 +444,7 @@ START_TEST(t_restart_new_key)
 {
 	struct simenv e;
 
-	simenv_init(&e, net, strlen(net), 0, NULL);
-	sm_del(e.sm);
-	simenv_sm(&e, conf_keyed(e.dir, "0x1122334455667788", "2"));
-	simenv_run_heavy(&e, 1);
-	ck_assert(e.last.ok);
+	keyed_start(&e);
 	restart(&e, conf_keyed(e.dir, "0x0badc0ffee000001", "2"));
 	fakefab_reset_counts(e.ff);
 	simenv_run_heavy(&e, 1);
@@ -475,11 +469,7 @@ START_TEST(t_rekey_answer_lost)
 	unsigned i;
 	int spine1;
 
-	simenv_init(&e, net, strlen(net), 0, NULL);
-	sm_del(e.sm);
-	simenv_sm(&e, conf_keyed(e.dir, "0x1122334455667788", "2"));
-	simenv_run_heavy(&e, 1);
-	ck_assert(e.last.ok);
+	keyed_start(&e);
 	spine1 = node_index(&e, "spine1");
 	fakefab_lose_rekey_answer(e.ff, spine1);
 	restart(&e, conf_keyed(e.dir, "0x0badc0ffee000001", "2"));

@@ -32,19 +32,6 @@
 #include "sm.h"
 #include "topofile.h"
 
-/* host first: the SM runs there; h6 has two ports, h7 none cabled */
-static const char *const small_net =
-	"Hca 1 \"h1\"\n[1] \"leaf1\"[1]\n\n"
-	"Hca 1 \"h2\"\n[1] \"leaf1\"[2]\n\n"
-	"Hca 1 \"h3\"\n[1] \"leaf2\"[1]\n\n"
-	"Hca 1 \"h4\"\n[1] \"leaf2\"[2]\n\n"
-	"Hca 1 \"h5\"\n[1] \"leaf3\"[1]\n\n"
-	"Hca 2 \"h6\"\n[1] \"leaf3\"[2]\n[2] \"leaf1\"[3]\n\n"
-	"Switch 8 \"leaf1\"\n[5] \"spine1\"[1]\n[6] \"spine2\"[1]\n\n"
-	"Switch 8 \"leaf2\"\n[5] \"spine1\"[2]\n[6] \"spine2\"[2]\n\n"
-	"Switch 8 \"leaf3\"\n[5] \"spine1\"[3]\n[6] \"spine2\"[3]\n[7] \"spine2\"[4]\n\n"
-	"Switch 8 \"spine1\"\n\n"
-	"Switch 8 \"spine2\"\n\n";
 
 #define NSWITCHES 5
 #define NCAPORTS  7                          /* h1-h5, h6 twice */
@@ -184,7 +171,7 @@ static void up(struct simenv *e, struct ibsm_conf *c)
 {
 	isolated = 0;
 	nfake_mft = 0;
-	simenv_init(e, small_net, strlen(small_net), 0, c);
+	simenv_init(e, fakefab_small_net, strlen(fakefab_small_net), 0, c);
 	simenv_run_heavy(e, 1);
 	ck_assert_msg(e->last.ok, "sweep not ok: %s", e->last.reason);
 }
@@ -891,7 +878,7 @@ START_TEST(t_lmc_ranges)
 
 	isolated = 0;
 	nfake_mft = 0;
-	simenv_init(&e, small_net, strlen(small_net), 0, NULL);
+	simenv_init(&e, fakefab_small_net, strlen(fakefab_small_net), 0, NULL);
 	/* before the first sweep, which starts from the loop */
 	ck_assert_int_eq(conf_set(e.sm->conf, "lmc", "2", CONF_FROM_SET, 0, err, sizeof(err)), 0);
 	simenv_run_heavy(&e, 1);

@@ -23,19 +23,6 @@
 #include "topofile.h"
 #include "xport.h"
 
-/* host first: the SM runs there */
-static const char *const small_net =
-	"Hca 1 \"h1\"\n[1] \"leaf1\"[1]\n\n"
-	"Hca 1 \"h2\"\n[1] \"leaf1\"[2]\n\n"
-	"Hca 1 \"h3\"\n[1] \"leaf2\"[1]\n\n"
-	"Hca 1 \"h4\"\n[1] \"leaf2\"[2]\n\n"
-	"Hca 1 \"h5\"\n[1] \"leaf3\"[1]\n\n"
-	"Hca 2 \"h6\"\n[1] \"leaf3\"[2]\n[2] \"leaf1\"[3]\n\n"
-	"Switch 8 \"leaf1\"\n[5] \"spine1\"[1]\n[6] \"spine2\"[1]\n\n"
-	"Switch 8 \"leaf2\"\n[5] \"spine1\"[2]\n[6] \"spine2\"[2]\n\n"
-	"Switch 8 \"leaf3\"\n[5] \"spine1\"[3]\n[6] \"spine2\"[3]\n[7] \"spine2\"[4]\n\n"
-	"Switch 8 \"spine1\"\n\n"
-	"Switch 8 \"spine2\"\n\n";
 
 static int node_index(const struct simenv *e, const char *name)
 {
@@ -90,7 +77,7 @@ START_TEST(t_bringup)
 	struct simenv e;
 	int h1, leaf1, spine1;
 
-	simenv_init(&e, small_net, strlen(small_net), 0, NULL);
+	simenv_init(&e, fakefab_small_net, strlen(fakefab_small_net), 0, NULL);
 	simenv_run_heavy(&e, 1);
 	ck_assert_msg(e.last.ok, "sweep not ok: %s", e.last.reason);
 	ck_assert(e.sm->subnet_up);
@@ -119,7 +106,7 @@ START_TEST(t_steady_state_sends_no_sets)
 {
 	struct simenv e;
 
-	simenv_init(&e, small_net, strlen(small_net), 0, NULL);
+	simenv_init(&e, fakefab_small_net, strlen(fakefab_small_net), 0, NULL);
 	simenv_run_heavy(&e, 1);
 	ck_assert(e.last.ok);
 	fakefab_reset_counts(e.ff);
@@ -198,7 +185,7 @@ START_TEST(t_lmc)
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	c = simenv_conf(dir);
 	ck_assert_int_eq(conf_set(c, "lmc", "2", CONF_FROM_SET, 0, NULL, 0), 0);
-	simenv_init(&e, small_net, strlen(small_net), 0, c);
+	simenv_init(&e, fakefab_small_net, strlen(fakefab_small_net), 0, c);
 	simenv_run_heavy(&e, 1);
 	ck_assert_msg(e.last.ok, "%s", e.last.reason);
 	for (i = 0; i < (int)e.tf->n; i++) {
@@ -231,7 +218,7 @@ START_TEST(t_silent_node)
 	struct simenv e;
 	int leaf3, h5, h3;
 
-	simenv_init(&e, small_net, strlen(small_net), 0, NULL);
+	simenv_init(&e, fakefab_small_net, strlen(fakefab_small_net), 0, NULL);
 	leaf3 = node_index(&e, "leaf3");
 	fakefab_set_drop(e.ff, leaf3, 100, true);
 	simenv_run_heavy(&e, 1);
@@ -258,7 +245,7 @@ START_TEST(t_lossy_fabric)
 	struct simenv e;
 	int i;
 
-	simenv_init(&e, small_net, strlen(small_net), 0, NULL);
+	simenv_init(&e, fakefab_small_net, strlen(fakefab_small_net), 0, NULL);
 	for (i = 0; i < (int)e.tf->n; i++)
 		fakefab_set_drop(e.ff, i, 5, false);
 	/*
@@ -283,7 +270,7 @@ START_TEST(t_lids_survive_restart)
 	uint16_t before[64], after[64];
 	int i, n;
 
-	simenv_init(&e, small_net, strlen(small_net), 0, NULL);
+	simenv_init(&e, fakefab_small_net, strlen(fakefab_small_net), 0, NULL);
 	ck_assert_int_eq(conf_set(e.sm->conf, "reassign_lids", "FALSE", CONF_FROM_SET, 0, NULL, 0),
 			 0);
 	simenv_run_heavy(&e, 1);
@@ -298,7 +285,7 @@ START_TEST(t_lids_survive_restart)
 	fakefab_del(e.ff);
 	topofile_free(e.tf);
 	e.heavy_done = 0;
-	simenv_fabric(&e, small_net, strlen(small_net));
+	simenv_fabric(&e, fakefab_small_net, strlen(fakefab_small_net));
 	for (i = 0; i < n; i++)
 		ck_assert_uint_eq(fakefab_port_lid(e.ff, i, 1), 0);
 	simenv_sm(&e, NULL);
@@ -325,7 +312,7 @@ START_TEST(t_bad_mads_and_sminfo)
 	unsigned i, j;
 	unsigned seed = 1;
 
-	simenv_init(&e, small_net, strlen(small_net), 0, NULL);
+	simenv_init(&e, fakefab_small_net, strlen(fakefab_small_net), 0, NULL);
 	simenv_run_heavy(&e, 1);
 	/* garbage of every length: dropped and counted, never a crash */
 	for (i = 0; i < 2000; i++) {
