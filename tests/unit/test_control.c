@@ -1788,7 +1788,6 @@ START_TEST(t_thousand_idle)
 }
 END_TEST
 
-/* out of descriptors: the client that cannot be taken is told so, not left waiting */
 /*
  * The descriptor limit that leaves exactly `room` numbers free below it. RLIMIT_NOFILE
  * bounds descriptor numbers, not how many are open: descriptors inherited from the
@@ -1803,6 +1802,7 @@ static rlim_t limit_with_room(int room)
 	return (rlim_t)fd;
 }
 
+/* out of descriptors: the client that cannot be taken is told so, not left waiting */
 START_TEST(t_out_of_fds)
 {
 	struct cli *c[64], *extra;
