@@ -23,6 +23,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fabric.h"
+#include "guidfile.h"
 #include "lid.h"
 #include "log.h"
 #include "util.h"
@@ -204,17 +206,13 @@ static bool file_sig_eq(const struct file_sig *a, const struct file_sig *b)
 }
 
 /*
- * Check one line's fields: 0 and *e filled, or -EINVAL with the reason in
- * why. Overlaps and duplicates are checked by the caller.
+ * Check one line's fields (guid, base, top): 0 and *e filled, or -EINVAL
+ * with the reason in why. Overlaps and duplicates are checked by the caller.
  */
-static int parse_entry(char *s, struct lid_ent *e, char *why, size_t whylen)
+static int parse_entry(const uint64_t *v, struct lid_ent *e, char *why, size_t whylen)
 {
-	static const char *const names[3] = {"guid", "base lid", "top lid"};
-	uint64_t v[3];
 	unsigned size, i;
 
-	if (parse_guid_line(s, names, 3, v, why, whylen) < 0)
-		return -EINVAL;
 	for (i = 1; i < 3; i++)
 		if (!v[i] || v[i] > IBSM_LID_MAX) {
 			snprintf(why, whylen, "lid 0x%" PRIx64 " out of range", v[i]);
@@ -242,66 +240,54 @@ static int parse_entry(char *s, struct lid_ent *e, char *why, size_t whylen)
 	return 0;
 }
 
+/* what parse_stream carries from line to line */
+struct lid_parse {
+	struct lid_store *s;
+	uint32_t *own; /* LID -> index + 1 */
+};
+
+/* one guid2lid line (guidfile_line_fn): into the store unless it clashes */
+static int parse_line(void *ctx, const uint64_t *v, unsigned lineno, char *why, size_t whylen)
+{
+	struct lid_parse *lp = ctx;
+	struct lid_ent e, *o;
+	unsigned l;
+
+	if (parse_entry(v, &e, why, whylen) < 0)
+		return -EINVAL;
+	if ((o = store_get(lp->s, e.guid))) {
+		snprintf(why, whylen, "duplicate guid 0x%016" PRIx64 ", first on line %u", e.guid,
+			 o->line);
+		return -EINVAL;
+	}
+	for (l = e.base; l <= e.top && !lp->own[l]; l++)
+		;
+	if (l <= e.top) {
+		o = &lp->s->ents[lp->own[l] - 1];
+		snprintf(why, whylen,
+			 "lids 0x%04x-0x%04x overlap the lids of 0x%016" PRIx64 " on line %u",
+			 e.base, e.top, o->guid, o->line);
+		return -EINVAL;
+	}
+	store_add(lp->s, e.guid, e.base, e.top, lineno);
+	for (l = e.base; l <= e.top; l++)
+		lp->own[l] = (uint32_t)lp->s->n;
+	return 0;
+}
+
 /*
  * Read a guid2lid stream into s. Bad lines go to errs (may be NULL).
  * Returns the number of bad lines, or -errno when reading failed.
  */
 static int parse_stream(FILE *f, const char *path, struct lid_store *s, struct conf_errors *errs)
 {
-	uint32_t *own = xcalloc(LID_SPACE, sizeof(*own)); /* LID -> index + 1 */
-	char *line = NULL, why[160];
-	size_t cap = 0;
-	ssize_t len;
-	unsigned lineno = 0, l;
-	int nbad = 0, err = 0;
+	static const char *const names[3] = {"guid", "base lid", "top lid"};
+	struct lid_parse lp = {.s = s, .own = xcalloc(LID_SPACE, sizeof(*lp.own))};
+	int r;
 
-	errno = 0;
-	while ((len = getline(&line, &cap, f)) >= 0) {
-		struct lid_ent e, *o;
-		char *p;
-
-		lineno++;
-		if (strlen(line) != (size_t)len) {
-			conf_errors_add(errs, "%s:%u: nul byte in line", path, lineno);
-			nbad++;
-			continue;
-		}
-		p = line + strspn(line, " \t\r\n\v\f");
-		if (!*p || *p == '#')
-			continue;
-		if (parse_entry(p, &e, why, sizeof(why)) < 0) {
-			conf_errors_add(errs, "%s:%u: %s", path, lineno, why);
-			nbad++;
-			continue;
-		}
-		if ((o = store_get(s, e.guid))) {
-			conf_errors_add(errs, "%s:%u: duplicate guid 0x%016" PRIx64 ", first on line %u",
-				   path, lineno, e.guid, o->line);
-			nbad++;
-			continue;
-		}
-		for (l = e.base; l <= e.top && !own[l]; l++)
-			;
-		if (l <= e.top) {
-			o = &s->ents[own[l] - 1];
-			conf_errors_add(errs,
-				   "%s:%u: lids 0x%04x-0x%04x overlap the lids of 0x%016" PRIx64
-				   " on line %u",
-				   path, lineno, e.base, e.top, o->guid, o->line);
-			nbad++;
-			continue;
-		}
-		store_add(s, e.guid, e.base, e.top, lineno);
-		for (l = e.base; l <= e.top; l++)
-			own[l] = (uint32_t)s->n;
-	}
-	if (ferror(f)) {
-		err = errno ? -errno : -EIO;
-		conf_errors_add(errs, "%s: cannot read: %s", path, strerror(-err));
-	}
-	free(line);
-	free(own);
-	return err ? err : nbad;
+	r = guidfile_read(f, path, names, 3, parse_line, &lp, errs);
+	free(lp.own);
+	return r;
 }
 
 /*
@@ -778,6 +764,41 @@ static void store_update(struct ibsm_lidmgr *m, const struct lid_request *reqs, 
 	if (m->ndead)
 		store_compact(&m->st);
 	m->ndead = 0;
+}
+
+size_t lidmgr_requests(const struct ibsm_fabric *f, const struct ibsm_conf *c,
+		       struct lid_request **reqs_out, struct ibsm_port ***owners_out)
+{
+	size_t n = 0, cap = f->nnodes + 16, i;
+	struct lid_request *reqs = xcalloc(cap, sizeof(*reqs));
+	struct ibsm_port **owners = xcalloc(cap, sizeof(*owners));
+
+	for (i = 0; i < f->nnodes; i++) {
+		struct ibsm_node *nd = f->nodes_v[i];
+		bool sw = node_is_switch(nd);
+		unsigned p, first = sw ? 0 : 1, last = sw ? 0 : nd->nports;
+
+		for (p = first; p <= last; p++) {
+			struct ibsm_port *pt = &nd->ports[p];
+
+			if (!pt->have_pi || pt->gen != f->gen || !pt->guid)
+				continue;
+			if (n == cap) {
+				cap *= 2;
+				reqs = xreallocarray(reqs, cap, sizeof(*reqs));
+				owners = xreallocarray(owners, cap, sizeof(*owners));
+			}
+			memset(&reqs[n], 0, sizeof(reqs[n]));
+			reqs[n].guid = pt->guid;
+			reqs[n].cur_lid = pt->pi.lid;
+			reqs[n].cur_lmc = pt->pi.lmc;
+			reqs[n].lmc = (uint8_t)(sw && !c->lmc_esp0 ? 0 : c->lmc);
+			owners[n++] = pt;
+		}
+	}
+	*reqs_out = reqs;
+	*owners_out = owners;
+	return n;
 }
 
 int lidmgr_assign(struct ibsm_lidmgr *m, struct lid_request *reqs, size_t n, unsigned flags)

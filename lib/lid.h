@@ -19,6 +19,8 @@
 #define IBSM_LID_MAX 0xbfff /* highest unicast LID */
 
 struct ibsm_lidmgr;
+struct ibsm_fabric;
+struct ibsm_port;
 
 /* one port that needs LIDs: a CA/router port or a switch's port 0 */
 struct lid_request {
@@ -65,6 +67,16 @@ int lidmgr_load(struct ibsm_lidmgr *m, struct conf_errors *errs);
  * LID space ran out (those requests get lid 0).
  */
 int lidmgr_assign(struct ibsm_lidmgr *m, struct lid_request *reqs, size_t n, unsigned flags);
+
+/*
+ * The ports of f that carry LIDs (a switch's port 0, CA and router ports),
+ * have a GUID and were read in f's current generation, in node order, as
+ * requests holding their current LID and the LMC c gives them (lmc,
+ * lmc_esp0). owners[i] is the port of reqs[i]; the caller frees both.
+ * Returns how many.
+ */
+size_t lidmgr_requests(const struct ibsm_fabric *f, const struct ibsm_conf *c,
+		       struct lid_request **reqs, struct ibsm_port ***owners);
 
 /* write the store atomically if it changed; 0, -errno, or -EUCLEAN while the
  * file on disk has unparsable lines (it is then left untouched) */

@@ -38,38 +38,12 @@ uint32_t link_assign_lids(struct sweep *sw)
 	struct lid_request *reqs;
 	struct ibsm_port **owners;
 	unsigned flags = 0;
-	size_t n = 0, cap = f->nnodes + 16, i;
+	size_t n, i;
 	uint32_t changed = 0;
 	char name[128];
 	int r;
 
-	reqs = xcalloc(cap, sizeof(*reqs));
-	owners = xcalloc(cap, sizeof(*owners));
-	for (i = 0; i < f->nnodes; i++) {
-		struct ibsm_node *nd = f->nodes_v[i];
-		unsigned p, first = node_is_switch(nd) ? 0 : 1;
-		unsigned last = node_is_switch(nd) ? 0 : nd->nports;
-
-		for (p = first; p <= last; p++) {
-			struct ibsm_port *pt = &nd->ports[p];
-
-			if (!pt->have_pi || pt->gen != f->gen || !pt->guid)
-				continue;
-			if (n == cap) {
-				cap *= 2;
-				reqs = xreallocarray(reqs, cap, sizeof(*reqs));
-				owners = xreallocarray(owners, cap, sizeof(*owners));
-			}
-			memset(&reqs[n], 0, sizeof(reqs[n]));
-			reqs[n].guid = pt->guid;
-			reqs[n].cur_lid = pt->pi.lid;
-			reqs[n].cur_lmc = pt->pi.lmc;
-			reqs[n].lmc = (uint8_t)(node_is_switch(nd) && !sm->conf->lmc_esp0
-							? 0
-							: sm->conf->lmc);
-			owners[n++] = pt;
-		}
-	}
+	n = lidmgr_requests(f, sm->conf, &reqs, &owners);
 	/* the first sweep as master: at start, or a takeover that keeps the LIDs (smstate.c) */
 	flags = smstate_lid_flags(sm);
 	r = lidmgr_assign(sm->lids, reqs, n, flags);

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guidfile.h"
 #include "log.h"
 #include "mkey.h"
 #include "sweep.h"
@@ -157,69 +158,33 @@ const struct ibsm_mkey_stats *mkeys_stats(const struct ibsm_mkeys *m)
 
 /* --- the file --- */
 
-/* one line's fields: 0, or -EINVAL with the reason in why */
-static int parse_entry(char *s, uint64_t *guid, uint64_t *key, char *why, size_t whylen)
+/* one guid2mkey line (guidfile_line_fn): into the store unless a duplicate */
+static int parse_line(void *ctx, const uint64_t *v, unsigned lineno, char *why, size_t whylen)
 {
-	static const char *const names[2] = {"guid", "m_key"};
-	uint64_t v[2];
+	struct ibsm_mkeys *m = ctx;
+	const struct mkey_ent *o = ent_get(m, v[0]);
 
-	if (parse_guid_line(s, names, 2, v, why, whylen) < 0)
+	if (o) {
+		snprintf(why, whylen, "duplicate guid 0x%016" PRIx64 ", first on line %u is used",
+			 v[0], o->line);
 		return -EINVAL;
-	*guid = v[0];
-	*key = v[1];
+	}
+	ent_add(m, v[0], v[1], lineno);
+	m->common_valid = false;
 	return 0;
 }
 
 int mkeys_load_stream(struct ibsm_mkeys *m, FILE *f, const char *name, struct conf_errors *errs)
 {
-	char *line = NULL, why[128];
-	size_t cap = 0;
-	ssize_t len;
-	unsigned lineno = 0;
-	int nbad = 0, err = 0;
+	static const char *const names[2] = {"guid", "m_key"};
+	int r = guidfile_read(f, name, names, 2, parse_line, m, errs);
 
-	errno = 0;
-	while ((len = getline(&line, &cap, f)) >= 0) {
-		struct mkey_ent *o;
-		uint64_t guid, key;
-		char *p;
-
-		lineno++;
-		if (strlen(line) != (size_t)len) {
-			conf_errors_add(errs, "%s:%u: nul byte in line", name, lineno);
-			nbad++;
-			continue;
-		}
-		p = line + strspn(line, " \t\r\n\v\f");
-		if (!*p || *p == '#')
-			continue;
-		if (parse_entry(p, &guid, &key, why, sizeof(why)) < 0) {
-			conf_errors_add(errs, "%s:%u: %s", name, lineno, why);
-			nbad++;
-			continue;
-		}
-		if ((o = ent_get(m, guid))) {
-			conf_errors_add(errs,
-					"%s:%u: duplicate guid 0x%016" PRIx64
-					", first on line %u is used",
-					name, lineno, guid, o->line);
-			nbad++;
-			continue;
-		}
-		ent_add(m, guid, key, lineno);
-		m->common_valid = false;
-	}
-	if (ferror(f)) {
-		err = errno ? -errno : -EIO;
-		conf_errors_add(errs, "%s: cannot read: %s", name, strerror(-err));
-	}
-	free(line);
-	if (nbad || err) {
+	if (r) {
 		m->bad_lines = true;
 		m->dirty = true; /* rewrite it clean (the original is kept) at the next save */
 	}
 	log_info("read %zu m_key entries from %s", m->n, name);
-	return err ? err : nbad;
+	return r;
 }
 
 int mkeys_load(struct ibsm_mkeys *m, struct conf_errors *errs)

@@ -172,33 +172,13 @@ static void build_model(struct ibsm_fabric *f, const struct topofile *tf)
 
 static int assign_lids(struct ibsm_sm *sm)
 {
-	struct ibsm_fabric *f = &sm->fabric;
 	struct lid_request *reqs;
 	struct ibsm_port **owners;
-	size_t n = 0, cap = 64, i;
-	unsigned p;
+	size_t n, i;
 	int r;
 
-	reqs = xcalloc(cap, sizeof(*reqs));
-	owners = xcalloc(cap, sizeof(*owners));
-	for (i = 0; i < f->nnodes; i++) {
-		struct ibsm_node *nd = f->nodes_v[i];
-		bool sw = node_is_switch(nd);
-
-		for (p = sw ? 0 : 1; p <= (sw ? 0u : nd->nports); p++) {
-			if (!nd->ports[p].have_pi || !nd->ports[p].guid)
-				continue;
-			if (n == cap) {
-				cap *= 2;
-				reqs = xreallocarray(reqs, cap, sizeof(*reqs));
-				owners = xreallocarray(owners, cap, sizeof(*owners));
-			}
-			memset(&reqs[n], 0, sizeof(reqs[n]));
-			reqs[n].guid = nd->ports[p].guid;
-			reqs[n].lmc = (uint8_t)(sw && !sm->conf->lmc_esp0 ? 0 : sm->conf->lmc);
-			owners[n++] = &nd->ports[p];
-		}
-	}
+	/* every port of the model is of its generation and holds no LID yet */
+	n = lidmgr_requests(&sm->fabric, sm->conf, &reqs, &owners);
 	r = lidmgr_assign(sm->lids, reqs, n, 0);
 	for (i = 0; i < n; i++) {
 		owners[i]->lid = reqs[i].lid;

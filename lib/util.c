@@ -227,25 +227,32 @@ static bool special_file(const char *path)
 	return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 }
 
-static int write_in_place(const char *path, const void *data, size_t len)
+/* all of data to fd, through short writes and signals: 0 or -errno */
+static int write_full(int fd, const void *data, size_t len)
 {
 	const char *p = data;
-	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
 
-	if (fd < 0)
-		return -errno;
 	while (len > 0) {
 		ssize_t n = write(fd, p, len);
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			err = -errno;
-			break;
+			return -errno;
 		}
 		p += n;
 		len -= (size_t)n;
 	}
+	return 0;
+}
+
+static int write_in_place(const char *path, const void *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	err = write_full(fd, data, len);
 	close(fd);
 	return err;
 }
@@ -293,8 +300,7 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 int write_file_atomic_mode(const char *path, const void *data, size_t len, unsigned mode)
 {
 	char *tmp, *dcopy;
-	const char *p = data;
-	int fd, dfd, err = 0;
+	int fd, dfd, err;
 
 	if (special_file(path))
 		return write_in_place(path, data, len);
@@ -306,18 +312,7 @@ int write_file_atomic_mode(const char *path, const void *data, size_t len, unsig
 		free(tmp);
 		return err;
 	}
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			break;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
+	err = write_full(fd, data, len);
 	if (!err && fsync(fd) < 0)
 		err = -errno;
 	if (close(fd) < 0 && !err)
