@@ -230,6 +230,110 @@ static json_t *attempts_json(const struct route_outcome *out)
 	return arr;
 }
 
+/* errors to stderr, then forgotten */
+static void errors_print(struct conf_errors *errs)
+{
+	size_t i;
+
+	for (i = 0; i < errs->n; i++)
+		fprintf(stderr, "%s\n", errs->msg[i]);
+	conf_errors_free(errs);
+}
+
+/* set "error" in the report: errs' first message, else dflt */
+static void report_error(json_t *report, const struct conf_errors *errs, const char *dflt)
+{
+	json_object_set_new(report, "error", json_string(errs->n ? errs->msg[0] : dflt));
+}
+
+/* load and configure the engines: 0, or -1 with the reason in report */
+static int engines_setup(struct ibsm_sm *sm, json_t *report)
+{
+	struct conf_errors errs = {0};
+
+	router_load_dir(sm->router, &errs);
+	errors_print(&errs);
+	if (router_configure(sm->router, sm->conf, &errs) < 0) {
+		report_error(report, &errs, "no routing engine");
+		errors_print(&errs);
+		return -1;
+	}
+	return 0;
+}
+
+/* run the chain on t: 0 with out->routes, or -1 with the reason in report */
+static int route(struct ibsm_sm *sm, const struct ibsm_topo *t, const struct verify_opts *vo,
+		 struct route_outcome *out, json_t *report)
+{
+	size_t i;
+	int r;
+
+	json_object_set_new(report, "chain", json_string(router_chain(sm->router)));
+	r = router_run(sm->router, t, vo, out);
+	json_object_set_new(report, "attempts", attempts_json(out));
+	if (r < 0 || !out->routes) {
+		const char *why = out->nattempts ? out->attempts[out->nattempts - 1].why : "no engine";
+
+		fprintf(stderr, "routing failed: %s\n", why);
+		json_object_set_new(report, "error", json_string(why));
+		return -1;
+	}
+	json_object_set_new(report, "engine", json_string(out->engine));
+	json_object_set(report, "verification", out->attempts[out->nattempts - 1].verify);
+	for (i = 0; i + 1 < out->nattempts; i++)
+		fprintf(stderr, "routing engine %s failed: %s; fell back to %s\n",
+			out->attempts[i].engine, out->attempts[i].why, out->attempts[i + 1].engine);
+	return 0;
+}
+
+/* the switches hold routes, then opensm-lfts.dump into dir: 0 or -errno */
+static int dump(struct ibsm_sm *sm, const struct ibsm_topo *t, const struct ibsm_routes *routes,
+		const char *dir)
+{
+	struct atomic_file af;
+	char *path;
+	int r;
+
+	install(sm, t, routes);
+	r = mkdir_p(dir, 0755);
+	path = xasprintf("%s/%s", dir, DUMP_LFTS);
+	if (r == 0)
+		r = atomic_file_open(&af, path);
+	if (r == 0) {
+		r = dump_lfts(sm, af.f);
+		r = r < 0 ? (atomic_file_abort(&af), r) : atomic_file_commit(&af);
+	}
+	if (r < 0)
+		fprintf(stderr, "cannot write %s: %s\n", path, strerror(-r));
+	free(path);
+	return r;
+}
+
+/* the report's closing members, then the report where o asks for it */
+static void report_write(json_t *report, const struct ibsm_sm *sm, bool ok, json_t *phases,
+			 uint64_t t_start, const struct offline_opts *o)
+{
+	char *s;
+
+	if (sm)
+		json_object_set_new(report, "fabric",
+				    json_pack("{s:i, s:i, s:i, s:i, s:i}", "nodes", sm->fabric.nnodes,
+					      "switches", sm->fabric.nswitches, "cas", sm->fabric.ncas,
+					      "links", sm->fabric.nlinks, "max_lid", sm->max_lid));
+	json_object_set_new(report, "ok", json_boolean(ok));
+	json_object_set_new(report, "phases", phases);
+	json_object_set_new(report, "total_ms", json_real((double)(now_us() - t_start) / 1000.0));
+	json_object_set_new(report, "peak_rss_kib", json_integer(peak_rss_kib()));
+	if (!o->report)
+		return;
+	s = json_dumps(report, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+	if (!strcmp(o->report, "-"))
+		printf("%s\n", s);
+	else if (write_file_atomic(o->report, s, strlen(s)) < 0)
+		fprintf(stderr, "cannot write %s\n", o->report);
+	free(s);
+}
+
 int offline_run(struct ibsm_conf *conf, const struct offline_opts *o)
 {
 	struct phase_log pl = {.arr = json_array(), .t0 = now_us()};
@@ -244,14 +348,11 @@ int offline_run(struct ibsm_conf *conf, const struct offline_opts *o)
 	json_t *report = json_object();
 	uint64_t t_start = now_us();
 	int status = 1, r;
-	size_t i;
 
 	json_object_set_new(report, "topology", json_string(o->topology));
 	if (topofile_load(o->topology, &tf, &errs) < 0) {
-		for (i = 0; i < errs.n; i++)
-			fprintf(stderr, "%s\n", errs.msg[i]);
-		json_object_set_new(report, "error", json_string(errs.n ? errs.msg[0]
-								       : "cannot read topology"));
+		report_error(report, &errs, "cannot read topology");
+		errors_print(&errs);
 		conf_del(conf);
 		goto out;
 	}
@@ -264,10 +365,8 @@ int offline_run(struct ibsm_conf *conf, const struct offline_opts *o)
 	vo.credit_loops_fatal = !conf->routing_verify || strcmp(conf->routing_verify, "warn");
 	sm = sm_new(base, conf, x, 0, NULL);
 	if (conf->cache_dir) {
-		r = lidmgr_load(sm->lids, &errs);
-		for (i = 0; i < errs.n; i++)
-			fprintf(stderr, "%s\n", errs.msg[i]);
-		conf_errors_free(&errs);
+		lidmgr_load(sm->lids, &errs);
+		errors_print(&errs);
 	}
 	build_model(&sm->fabric, tf);
 	phase_done(&pl, "model");
@@ -277,73 +376,21 @@ int offline_run(struct ibsm_conf *conf, const struct offline_opts *o)
 	phase_done(&pl, "lids");
 	t = topo_from_fabric(&sm->fabric);
 	phase_done(&pl, "snapshot");
-	router_load_dir(sm->router, &errs);
-	for (i = 0; i < errs.n; i++)
-		fprintf(stderr, "%s\n", errs.msg[i]);
-	conf_errors_free(&errs);
-	if (router_configure(sm->router, sm->conf, &errs) < 0) {
-		for (i = 0; i < errs.n; i++)
-			fprintf(stderr, "%s\n", errs.msg[i]);
-		json_object_set_new(report, "error", json_string(errs.n ? errs.msg[0]
-								       : "no routing engine"));
+	if (engines_setup(sm, report) < 0)
 		goto out;
-	}
-	json_object_set_new(report, "chain", json_string(router_chain(sm->router)));
-	r = router_run(sm->router, t, &vo, &out);
+	r = route(sm, t, &vo, &out, report);
 	phase_done(&pl, "route+verify");
-	json_object_set_new(report, "attempts", attempts_json(&out));
-	if (r < 0 || !out.routes) {
-		const char *why = out.nattempts ? out.attempts[out.nattempts - 1].why : "no engine";
-
-		fprintf(stderr, "routing failed: %s\n", why);
-		json_object_set_new(report, "error", json_string(why));
+	if (r < 0)
 		goto out;
-	}
-	json_object_set_new(report, "engine", json_string(out.engine));
-	json_object_set(report, "verification", out.attempts[out.nattempts - 1].verify);
-	for (i = 0; i + 1 < out.nattempts; i++)
-		fprintf(stderr, "routing engine %s failed: %s; fell back to %s\n",
-			out.attempts[i].engine, out.attempts[i].why, out.attempts[i + 1].engine);
 	if (o->dump_dir) {
-		struct atomic_file af;
-		char *path;
-
-		install(sm, t, out.routes);
-		r = mkdir_p(o->dump_dir, 0755);
-		path = xasprintf("%s/%s", o->dump_dir, DUMP_LFTS);
-		if (r == 0)
-			r = atomic_file_open(&af, path);
-		if (r == 0) {
-			r = dump_lfts(sm, af.f);
-			r = r < 0 ? (atomic_file_abort(&af), r) : atomic_file_commit(&af);
-		}
-		if (r < 0)
-			fprintf(stderr, "cannot write %s: %s\n", path, strerror(-r));
-		free(path);
+		r = dump(sm, t, out.routes, o->dump_dir);
 		phase_done(&pl, "dump");
 		if (r < 0)
 			goto out;
 	}
 	status = 0;
 out:
-	if (sm)
-		json_object_set_new(report, "fabric",
-				    json_pack("{s:i, s:i, s:i, s:i, s:i}", "nodes", sm->fabric.nnodes,
-					      "switches", sm->fabric.nswitches, "cas", sm->fabric.ncas,
-					      "links", sm->fabric.nlinks, "max_lid", sm->max_lid));
-	json_object_set_new(report, "ok", json_boolean(status == 0));
-	json_object_set_new(report, "phases", pl.arr);
-	json_object_set_new(report, "total_ms", json_real((double)(now_us() - t_start) / 1000.0));
-	json_object_set_new(report, "peak_rss_kib", json_integer(peak_rss_kib()));
-	if (o->report) {
-		char *s = json_dumps(report, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
-
-		if (!strcmp(o->report, "-"))
-			printf("%s\n", s);
-		else if (write_file_atomic(o->report, s, strlen(s)) < 0)
-			fprintf(stderr, "cannot write %s\n", o->report);
-		free(s);
-	}
+	report_write(report, sm, status == 0, pl.arr, t_start, o);
 	json_decref(report);
 	route_outcome_fini(&out);
 	topo_del(t);
