@@ -272,7 +272,8 @@ static int route(struct ibsm_sm *sm, const struct ibsm_topo *t, const struct ver
 	r = router_run(sm->router, t, vo, out);
 	json_object_set_new(report, "attempts", attempts_json(out));
 	if (r < 0 || !out->routes) {
-		const char *why = out->nattempts ? out->attempts[out->nattempts - 1].why : "no engine";
+		const char *why =
+			out->nattempts ? out->attempts[out->nattempts - 1].why : "no engine";
 
 		fprintf(stderr, "routing failed: %s\n", why);
 		json_object_set_new(report, "error", json_string(why));
@@ -315,11 +316,14 @@ static void report_write(json_t *report, const struct ibsm_sm *sm, bool ok, json
 {
 	char *s;
 
-	if (sm)
+	if (sm) {
+		const struct ibsm_fabric *f = &sm->fabric;
+
 		json_object_set_new(report, "fabric",
-				    json_pack("{s:i, s:i, s:i, s:i, s:i}", "nodes", sm->fabric.nnodes,
-					      "switches", sm->fabric.nswitches, "cas", sm->fabric.ncas,
-					      "links", sm->fabric.nlinks, "max_lid", sm->max_lid));
+				    json_pack("{s:i, s:i, s:i, s:i, s:i}", "nodes", f->nnodes,
+					      "switches", f->nswitches, "cas", f->ncas, "links",
+					      f->nlinks, "max_lid", sm->max_lid));
+	}
 	json_object_set_new(report, "ok", json_boolean(ok));
 	json_object_set_new(report, "phases", phases);
 	json_object_set_new(report, "total_ms", json_real((double)(now_us() - t_start) / 1000.0));

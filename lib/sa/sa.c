@@ -199,47 +199,104 @@ static const struct ibsm_port *requester(struct ibsm_sm *sm, uint16_t lid)
 	return sa_port_by_lid(sm, lid);
 }
 
-static void sa_request(void *arg, const uint8_t *in, size_t len, const struct ibsm_mad_addr *from)
+/*
+ * Check a MAD where it arrives and fill q from it: true for a request to
+ * answer; false when it was dropped, or handled here (RMPP control, a
+ * ReportResp, a response, a wrong class version, a resent request).
+ */
+static bool accept(struct ibsm_sm *sm, const uint8_t *in, size_t len,
+		   const struct ibsm_mad_addr *from, struct sa_req *q)
 {
-	struct ibsm_sm *sm = arg;
 	struct ibsm_sa *sa = sm->sa;
-	struct sa_req q;
-	struct sa_resp r;
-	const struct sa_family *fam;
 	struct ibsm_rmpp_hdr rh;
-	uint8_t method;
 
-	memset(&q, 0, sizeof(q));
-	if (len < IBSM_MAD_SIZE || mad_hdr_decode(in, len, &q.h) < 0 || q.h.base_version != 1 ||
-	    q.h.mgmt_class != IBSM_CLASS_SA || sa_hdr_decode(in, len, &rh, &q.sa) < 0) {
+	memset(q, 0, sizeof(*q));
+	if (len < IBSM_MAD_SIZE || mad_hdr_decode(in, len, &q->h) < 0 ||
+	    q->h.base_version != 1 || q->h.mgmt_class != IBSM_CLASS_SA ||
+	    sa_hdr_decode(in, len, &rh, &q->sa) < 0) {
 		sm->stats.bad_sa++;
 		log_rl(&sa_rl, IBSM_LOG_WARN, "dropped malformed sa mad of %zu bytes from lid %u",
 		       len, from->lid);
-		return;
+		return false;
 	}
 	/* RMPP control for a table being sent, and answers to our Reports */
 	if (rmpp_input(sa->rmpp, in, len, from))
-		return;
-	if (q.h.method == IBSM_METHOD_REPORT_RESP) {
+		return false;
+	if (q->h.method == IBSM_METHOD_REPORT_RESP) {
 		sa_inform_report_resp(sm, in, len, from);
-		return;
+		return false;
 	}
-	if (q.h.method & IBSM_METHOD_RESP)
-		return;
+	if (q->h.method & IBSM_METHOD_RESP)
+		return false;
 	sm->stats.sa_requests++;
-	q.sm = sm;
-	q.from = *from;
-	q.mad = in;
-	q.port = requester(sm, from->lid);
-	q.trusted = q.sa.sm_key == sm->conf->sa_key;
-	q.rec_len = MIN(len - IBSM_SA_DATA_OFF, (size_t)IBSM_SA_DATA_SIZE);
-	memcpy(q.rec, in + IBSM_SA_DATA_OFF, q.rec_len);
-	if (q.h.class_version != IBSM_SA_CLASS_VERSION) {
-		send_status(sm, &q, IBSM_STATUS_BAD_VERSION);
-		return;
+	q->sm = sm;
+	q->from = *from;
+	q->mad = in;
+	q->port = requester(sm, from->lid);
+	q->trusted = q->sa.sm_key == sm->conf->sa_key;
+	q->rec_len = MIN(len - IBSM_SA_DATA_OFF, (size_t)IBSM_SA_DATA_SIZE);
+	memcpy(q->rec, in + IBSM_SA_DATA_OFF, q->rec_len);
+	if (q->h.class_version != IBSM_SA_CLASS_VERSION) {
+		send_status(sm, q, IBSM_STATUS_BAD_VERSION);
+		return false;
 	}
 	/* a client resending a request whose table is still on its way */
-	if (rmpp_sending(sa->rmpp, in, len, from))
+	return !rmpp_sending(sa->rmpp, in, len, from);
+}
+
+/* Get and GetTable: the family's records, filtered; a Get wants exactly one */
+static void answer_get(struct ibsm_sm *sm, struct sa_req *q, const struct sa_family *fam,
+		       struct sa_resp *r)
+{
+	if (!fam->get) {
+		send_status(sm, q, IBSM_STATUS_METHOD_ATTR_UNSUPP);
+		return;
+	}
+	fam->get(q, r);
+	if (r->status) {
+		send_status(sm, q, r->status);
+		return;
+	}
+	if (q->desc)
+		filter(q, r);
+	if (q->h.method == IBSM_METHOD_GET_TABLE)
+		send_table(sm, q, r, IBSM_METHOD_GET_TABLE_RESP);
+	else if (r->n != 1)
+		send_status(sm, q, r->n ? IBSM_SA_ERR_TOO_MANY_RECORDS : IBSM_SA_ERR_NO_RECORDS);
+	else
+		send_table(sm, q, r, IBSM_METHOD_GET_RESP);
+}
+
+/* Set, Delete, GetMulti: the family's handler answers as it sees fit */
+static void answer_change(struct ibsm_sm *sm, struct sa_req *q, const struct sa_family *fam,
+			  struct sa_resp *r)
+{
+	void (*fn)(struct sa_req *, struct sa_resp *) =
+		q->h.method == IBSM_METHOD_SET      ? fam->set
+		: q->h.method == IBSM_METHOD_DELETE ? fam->del
+						    : fam->getmulti;
+
+	if (!fn) {
+		send_status(sm, q, IBSM_STATUS_METHOD_ATTR_UNSUPP);
+		return;
+	}
+	fn(q, r);
+	if (!r->method)
+		r->method = (uint8_t)(q->h.method | IBSM_METHOD_RESP);
+	if (r->status)
+		send_status(sm, q, r->status);
+	else
+		send_table(sm, q, r, r->method);
+}
+
+static void sa_request(void *arg, const uint8_t *in, size_t len, const struct ibsm_mad_addr *from)
+{
+	struct ibsm_sm *sm = arg;
+	const struct sa_family *fam;
+	struct sa_req q;
+	struct sa_resp r;
+
+	if (!accept(sm, in, len, from, &q))
 		return;
 	if (q.h.attr_id == IBSM_SA_ATTR_CLASS_PORT_INFO) {
 		answer_classportinfo(sm, &q);
@@ -257,51 +314,16 @@ static void sa_request(void *arg, const uint8_t *in, size_t len, const struct ib
 	}
 	memset(&r, 0, sizeof(r));
 	r.size = q.desc ? q.desc->size : IBSM_SA_DATA_SIZE;
-	method = (uint8_t)(q.h.method | IBSM_METHOD_RESP);
 	switch (q.h.method) {
 	case IBSM_METHOD_GET:
 	case IBSM_METHOD_GET_TABLE:
-		if (!fam->get) {
-			send_status(sm, &q, IBSM_STATUS_METHOD_ATTR_UNSUPP);
-			break;
-		}
-		fam->get(&q, &r);
-		if (r.status) {
-			send_status(sm, &q, r.status);
-			break;
-		}
-		if (q.desc)
-			filter(&q, &r);
-		if (q.h.method == IBSM_METHOD_GET_TABLE) {
-			send_table(sm, &q, &r, IBSM_METHOD_GET_TABLE_RESP);
-			break;
-		}
-		if (r.n != 1) {
-			send_status(sm, &q, r.n ? IBSM_SA_ERR_TOO_MANY_RECORDS
-					        : IBSM_SA_ERR_NO_RECORDS);
-			break;
-		}
-		send_table(sm, &q, &r, IBSM_METHOD_GET_RESP);
+		answer_get(sm, &q, fam, &r);
 		break;
 	case IBSM_METHOD_SET:
 	case IBSM_METHOD_DELETE:
-	case IBSM_METHOD_GET_MULTI: {
-		void (*fn)(struct sa_req *, struct sa_resp *) =
-			q.h.method == IBSM_METHOD_SET      ? fam->set
-			: q.h.method == IBSM_METHOD_DELETE ? fam->del
-							   : fam->getmulti;
-
-		if (!fn) {
-			send_status(sm, &q, IBSM_STATUS_METHOD_ATTR_UNSUPP);
-			break;
-		}
-		fn(&q, &r);
-		if (r.status)
-			send_status(sm, &q, r.status);
-		else
-			send_table(sm, &q, &r, r.method ? r.method : method);
+	case IBSM_METHOD_GET_MULTI:
+		answer_change(sm, &q, fam, &r);
 		break;
-	}
 	default:
 		send_status(sm, &q, IBSM_STATUS_METHOD_UNSUPP);
 		break;
