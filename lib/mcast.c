@@ -973,66 +973,50 @@ static uint32_t sw_index(const struct ibsm_mcast *m, uint64_t guid)
 	return v ? (uint32_t)(v - 1) : NOSW;
 }
 
-/*
- * The graph of multicast-capable switches (SwitchInfo read, a non-zero
- * MulticastFDBCap) and the links up between them, for the fabric as the
- * last heavy sweep found it. Switch states of switches gone are dropped;
- * every tree is recomputed.
- */
-static void graph_build(struct ibsm_mcast *m)
+/* the smallest MTU and rate of a CA's linked ports, into *mtu and *rate (0: none yet) */
+static void ca_limits(const struct ibsm_node *n, unsigned *mtu, unsigned *rate)
 {
-	const struct ibsm_fabric *f = &m->sm->fabric;
-	uint32_t i, k, e, mincap = 0;
 	unsigned pn;
+
+	for (pn = 1; pn <= n->nports; pn++) {
+		const struct ibsm_port *p = &n->ports[pn];
+		unsigned r = link_rate(&p->pi);
+
+		if (!p->lid || !port_is_linked(p))
+			continue;
+		if (p->pi.neighbor_mtu && (!*mtu || p->pi.neighbor_mtu < *mtu))
+			*mtu = p->pi.neighbor_mtu;
+		if (r && (!*rate || rate_cmp(r, *rate) < 0))
+			*rate = r;
+	}
+}
+
+/* a multicast-capable switch into the graph, its state kept from the last one */
+static void graph_add_switch(struct ibsm_mcast *m, const struct ibsm_node *n)
+{
+	struct mc_sw *s = u64map_get(&m->swmap, n->guid);
+
+	if (!s) {
+		s = xcalloc(1, sizeof(*s));
+		s->guid = n->guid;
+		s->npos = (uint8_t)((n->nports + 1u + MFT_PORTS - 1) / MFT_PORTS);
+		s->top_sent = 0;
+		u64map_put(&m->swmap, n->guid, s);
+	}
+	s->cap = n->si.mft_cap;
+	s->mark = m->build;
+	m->sw[m->nsw] = s;
+	u64map_put(&m->swidx, n->guid, (void *)(uintptr_t)(m->nsw + 1));
+	m->nsw++;
+}
+
+/* drop the states of switches not in the graph built last */
+static void drop_gone_switches(struct ibsm_mcast *m)
+{
 	size_t pos;
 	uint64_t key;
 	void *v;
-	unsigned cmtu = 0, crate = 0;
 
-	graph_free(m);
-	m->build++;
-	for (i = k = 0; i < f->nnodes; i++)
-		k += node_is_switch(f->nodes_v[i]);
-	m->sw = xcalloc(k + 1u, sizeof(*m->sw));
-	for (i = 0; i < f->nnodes; i++) {
-		struct ibsm_node *n = f->nodes_v[i];
-		struct mc_sw *s;
-
-		if (!node_is_switch(n)) {
-			/* the default MTU and rate of groups the SM makes without a port */
-			for (pn = 1; pn <= n->nports; pn++) {
-				const struct ibsm_port *p = &n->ports[pn];
-				unsigned r = link_rate(&p->pi);
-
-				if (!p->lid || !port_is_linked(p))
-					continue;
-				if (p->pi.neighbor_mtu && (!cmtu || p->pi.neighbor_mtu < cmtu))
-					cmtu = p->pi.neighbor_mtu;
-				if (r && (!crate || rate_cmp(r, crate) < 0))
-					crate = r;
-			}
-			continue;
-		}
-		if (!n->have_si || !n->si.mft_cap)
-			continue;
-		s = u64map_get(&m->swmap, n->guid);
-		if (!s) {
-			s = xcalloc(1, sizeof(*s));
-			s->guid = n->guid;
-			s->npos = (uint8_t)((n->nports + 1u + MFT_PORTS - 1) / MFT_PORTS);
-			s->top_sent = 0;
-			u64map_put(&m->swmap, n->guid, s);
-		}
-		s->cap = n->si.mft_cap;
-		s->mark = m->build;
-		mincap = mincap ? MIN(mincap, s->cap) : s->cap;
-		m->sw[m->nsw] = s;
-		u64map_put(&m->swidx, n->guid, (void *)(uintptr_t)(m->nsw + 1));
-		m->nsw++;
-	}
-	m->min_ca_mtu = (uint8_t)(cmtu ? cmtu : 4);
-	m->min_ca_rate = (uint8_t)(crate ? crate : 3);
-	/* states of switches that left */
 	for (;;) {
 		struct mc_sw *gone = NULL;
 
@@ -1043,44 +1027,82 @@ static void graph_build(struct ibsm_mcast *m)
 				break;
 			}
 		if (!gone)
-			break;
+			return;
 		u64map_del(&m->swmap, gone->guid);
 		sw_free(gone);
 	}
-	/* adjacency, in port order */
-	m->adj_off = xcalloc(m->nsw + 1u, sizeof(*m->adj_off));
-	for (e = 0, k = 0; k < m->nsw; k++) {
+}
+
+/* the graph index of the switch at the other end of p's link, or NOSW */
+static uint32_t graph_peer(const struct ibsm_mcast *m, const struct ibsm_port *p)
+{
+	if (!port_is_linked(p) || !port_is_linked(p->remote) || !node_is_switch(p->remote->node))
+		return NOSW;
+	return sw_index(m, p->remote->node->guid);
+}
+
+/* the links between graph switches, in port order: counted when adj is
+ * NULL, else written there too; returns how many */
+static uint32_t graph_links(struct ibsm_mcast *m, const struct ibsm_fabric *f,
+			    struct mc_adj *adj)
+{
+	uint32_t e = 0, k, j;
+	unsigned pn;
+
+	for (k = 0; k < m->nsw; k++) {
 		struct ibsm_node *n = fabric_node_find(f, m->sw[k]->guid);
 
 		m->adj_off[k] = e;
 		for (pn = 1; pn <= n->nports; pn++) {
 			const struct ibsm_port *p = &n->ports[pn];
 
-			if (port_is_linked(p) && port_is_linked(p->remote) &&
-			    node_is_switch(p->remote->node) &&
-			    sw_index(m, p->remote->node->guid) != NOSW)
-				e++;
+			if ((j = graph_peer(m, p)) == NOSW)
+				continue;
+			if (adj)
+				adj[e] = (struct mc_adj){.peer = j, .port = (uint8_t)pn,
+							 .peer_port = p->remote->num};
+			e++;
 		}
 	}
 	m->adj_off[m->nsw] = e;
-	m->adj = xcalloc(e + 1u, sizeof(*m->adj));
-	for (e = 0, k = 0; k < m->nsw; k++) {
-		struct ibsm_node *n = fabric_node_find(f, m->sw[k]->guid);
+	return e;
+}
 
-		for (pn = 1; pn <= n->nports; pn++) {
-			const struct ibsm_port *p = &n->ports[pn];
-			uint32_t j;
+/*
+ * The graph of multicast-capable switches (SwitchInfo read, a non-zero
+ * MulticastFDBCap) and the links up between them, for the fabric as the
+ * last heavy sweep found it. Switch states of switches gone are dropped;
+ * every tree is recomputed.
+ */
+static void graph_build(struct ibsm_mcast *m)
+{
+	const struct ibsm_fabric *f = &m->sm->fabric;
+	uint32_t i, k, e, mincap = 0;
+	unsigned cmtu = 0, crate = 0;
 
-			if (!port_is_linked(p) || !port_is_linked(p->remote) ||
-			    !node_is_switch(p->remote->node))
-				continue;
-			j = sw_index(m, p->remote->node->guid);
-			if (j == NOSW)
-				continue;
-			m->adj[e++] = (struct mc_adj){.peer = j, .port = (uint8_t)pn,
-						      .peer_port = p->remote->num};
+	graph_free(m);
+	m->build++;
+	for (i = k = 0; i < f->nnodes; i++)
+		k += node_is_switch(f->nodes_v[i]);
+	m->sw = xcalloc(k + 1u, sizeof(*m->sw));
+	for (i = 0; i < f->nnodes; i++) {
+		const struct ibsm_node *n = f->nodes_v[i];
+
+		if (!node_is_switch(n)) {
+			/* the default MTU and rate of groups the SM makes without a port */
+			ca_limits(n, &cmtu, &crate);
+		} else if (n->have_si && n->si.mft_cap) {
+			graph_add_switch(m, n);
+			mincap = mincap ? MIN(mincap, n->si.mft_cap) : n->si.mft_cap;
 		}
 	}
+	m->min_ca_mtu = (uint8_t)(cmtu ? cmtu : 4);
+	m->min_ca_rate = (uint8_t)(crate ? crate : 3);
+	drop_gone_switches(m);
+	m->adj_off = xcalloc(m->nsw + 1u, sizeof(*m->adj_off));
+	e = graph_links(m, f, NULL);
+	m->adj = xcalloc(e + 1u, sizeof(*m->adj));
+	graph_links(m, f, m->adj);
 	m->dist = xcalloc(m->nsw + 1u, sizeof(*m->dist));
 	m->queue = xcalloc(m->nsw + 1u, sizeof(*m->queue));
 	m->list = xcalloc(m->nsw + 1u, sizeof(*m->list));
