@@ -59,7 +59,4 @@ static void guidinfo_get(struct sa_req *q, struct sa_resp *r)
 	}
 }
 
-const struct sa_family sa_family_guidinfo = {
-	.attr_id = IBSM_SA_ATTR_GUIDINFO_RECORD,
-	.get = guidinfo_get,
-};
+SA_FAMILY(sa_family_guidinfo, IBSM_SA_ATTR_GUIDINFO_RECORD, .get = guidinfo_get);

@@ -357,15 +357,9 @@ static void iir_get(struct sa_req *q, struct sa_resp *r)
 	}
 }
 
-const struct sa_family sa_family_inform = {
-	.attr_id = IBSM_SA_ATTR_INFORM_INFO,
-	.set = ii_set,
-};
+SA_FAMILY(sa_family_inform, IBSM_SA_ATTR_INFORM_INFO, .set = ii_set);
 
-const struct sa_family sa_family_inform_record = {
-	.attr_id = IBSM_SA_ATTR_INFORM_INFO_RECORD,
-	.get = iir_get,
-};
+SA_FAMILY(sa_family_inform_record, IBSM_SA_ATTR_INFORM_INFO_RECORD, .get = iir_get);
 
 /* --- Reports --- */
 

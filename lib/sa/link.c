@@ -99,7 +99,4 @@ static void link_get(struct sa_req *q, struct sa_resp *r)
 	}
 }
 
-const struct sa_family sa_family_link = {
-	.attr_id = IBSM_SA_ATTR_LINK_RECORD,
-	.get = link_get,
-};
+SA_FAMILY(sa_family_link, IBSM_SA_ATTR_LINK_RECORD, .get = link_get);

@@ -42,29 +42,30 @@ static void decode(const struct sa_req *q, struct mcast_req *rq)
 	rq->requester = q->port;
 }
 
-static void mcm_set(struct sa_req *q, struct sa_resp *r)
+/* a join or leave through op, answered with the group's record */
+static void mcm_change(struct sa_req *q, struct sa_resp *r,
+		       uint16_t (*op)(struct ibsm_sm *, const struct mcast_req *,
+				      struct ibsm_mcmember_rec *))
 {
 	struct mcast_req rq;
 	struct ibsm_mcmember_rec out;
 
 	decode(q, &rq);
-	r->status = mcast_join(q->sm, &rq, &out);
-	if (r->status)
-		return;
-	mcmember_rec_encode(sa_resp_add(r), &out);
-	r->method = IBSM_METHOD_GET_RESP;
+	r->status = op(q->sm, &rq, &out);
+	if (!r->status)
+		mcmember_rec_encode(sa_resp_add(r), &out);
+}
+
+static void mcm_set(struct sa_req *q, struct sa_resp *r)
+{
+	mcm_change(q, r, mcast_join);
+	if (!r->status)
+		r->method = IBSM_METHOD_GET_RESP;
 }
 
 static void mcm_del(struct sa_req *q, struct sa_resp *r)
 {
-	struct mcast_req rq;
-	struct ibsm_mcmember_rec out;
-
-	decode(q, &rq);
-	r->status = mcast_leave(q->sm, &rq, &out);
-	if (r->status)
-		return;
-	mcmember_rec_encode(sa_resp_add(r), &out);
+	mcm_change(q, r, mcast_leave);
 }
 
 /* JoinState and scope as the component mask asks them compared */
@@ -149,9 +150,5 @@ static void mcm_get(struct sa_req *q, struct sa_resp *r)
 	}
 }
 
-const struct sa_family sa_family_mcmember = {
-	.attr_id = IBSM_SA_ATTR_MCMEMBER_RECORD,
-	.get = mcm_get,
-	.set = mcm_set,
-	.del = mcm_del,
-};
+SA_FAMILY(sa_family_mcmember, IBSM_SA_ATTR_MCMEMBER_RECORD,
+	  .get = mcm_get, .set = mcm_set, .del = mcm_del);

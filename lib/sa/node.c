@@ -87,7 +87,4 @@ static void node_get(struct sa_req *q, struct sa_resp *r)
 		add_node(&v, r, sm->fabric.nodes_v[i]);
 }
 
-const struct sa_family sa_family_node = {
-	.attr_id = IBSM_SA_ATTR_NODE_RECORD,
-	.get = node_get,
-};
+SA_FAMILY(sa_family_node, IBSM_SA_ATTR_NODE_RECORD, .get = node_get);

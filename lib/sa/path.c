@@ -422,33 +422,42 @@ struct pvals {
 	uint8_t mtu, rate, life;
 };
 
+/*
+ * A value ordered as a number (MTU code, packet lifetime) against its
+ * selector and the value asked for: false when it cannot meet them, else
+ * *have becomes the value used. Without a selector (3) *have stays: the
+ * largest MTU, the smallest lifetime the path offers.
+ */
+static bool select_num(uint8_t sel, uint8_t want, uint8_t *have)
+{
+	switch (sel) {
+	case IBSM_SA_SEL_GT:
+		return *have > want;
+	case IBSM_SA_SEL_LT:
+		if (*have >= want) {
+			if (want <= 1)
+				return false;
+			*have = (uint8_t)(want - 1);
+		}
+		return true;
+	case IBSM_SA_SEL_EQ:
+		if (*have < want)
+			return false;
+		*have = want;
+		return true;
+	default:
+		return true;
+	}
+}
+
 /* the values meet the selectors; they become the values used */
 static bool select_vals(const struct pq *pq, struct pvals *v)
 {
 	const struct ibsm_path_rec *q = &pq->req;
 
-	if (HAS2(pq, IBSM_PR_MTU_SELECTOR, IBSM_PR_MTU)) {
-		switch (q->mtu_selector) {
-		case IBSM_SA_SEL_GT:
-			if (v->mtu <= q->mtu)
-				return false;
-			break;
-		case IBSM_SA_SEL_LT:
-			if (v->mtu >= q->mtu) {
-				if (q->mtu <= 1)
-					return false;
-				v->mtu = q->mtu - 1;
-			}
-			break;
-		case IBSM_SA_SEL_EQ:
-			if (v->mtu < q->mtu)
-				return false;
-			v->mtu = q->mtu;
-			break;
-		default: /* largest available */
-			break;
-		}
-	}
+	if (HAS2(pq, IBSM_PR_MTU_SELECTOR, IBSM_PR_MTU) &&
+	    !select_num(q->mtu_selector, q->mtu, &v->mtu))
+		return false;
 	if (HAS2(pq, IBSM_PR_RATE_SELECTOR, IBSM_PR_RATE)) {
 		switch (q->rate_selector) {
 		case IBSM_SA_SEL_GT:
@@ -470,28 +479,9 @@ static bool select_vals(const struct pq *pq, struct pvals *v)
 			break;
 		}
 	}
-	if (HAS2(pq, IBSM_PR_PKT_LIFE_SELECTOR, IBSM_PR_PKT_LIFE)) {
-		switch (q->pkt_life_selector) {
-		case IBSM_SA_SEL_GT:
-			if (v->life <= q->pkt_life)
-				return false;
-			break;
-		case IBSM_SA_SEL_LT:
-			if (v->life >= q->pkt_life) {
-				if (q->pkt_life <= 1)
-					return false;
-				v->life = q->pkt_life - 1;
-			}
-			break;
-		case IBSM_SA_SEL_EQ:
-			if (v->life < q->pkt_life)
-				return false;
-			v->life = q->pkt_life;
-			break;
-		default: /* smallest available */
-			break;
-		}
-	}
+	if (HAS2(pq, IBSM_PR_PKT_LIFE_SELECTOR, IBSM_PR_PKT_LIFE) &&
+	    !select_num(q->pkt_life_selector, q->pkt_life, &v->life))
+		return false;
 	return true;
 }
 
@@ -967,12 +957,6 @@ static void multipath_getmulti(struct sa_req *q, struct sa_resp *r)
 			total += pair_paths(&pq, ports[i], ports[nsrc + j], max - total);
 }
 
-const struct sa_family sa_family_path = {
-	.attr_id = IBSM_SA_ATTR_PATH_RECORD,
-	.get = path_get,
-};
+SA_FAMILY(sa_family_path, IBSM_SA_ATTR_PATH_RECORD, .get = path_get);
 
-const struct sa_family sa_family_multipath = {
-	.attr_id = IBSM_SA_ATTR_MULTIPATH_RECORD,
-	.getmulti = multipath_getmulti,
-};
+SA_FAMILY(sa_family_multipath, IBSM_SA_ATTR_MULTIPATH_RECORD, .getmulti = multipath_getmulti);

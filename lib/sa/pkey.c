@@ -70,22 +70,11 @@ static void pkey_get(struct sa_req *q, struct sa_resp *r)
 	sa_view_init(&v, q);
 	r->matched |= IBSM_SA_COMP(IBSM_PKR_LID);
 	if (WANT(q, IBSM_PKR_LID)) {
-		const struct ibsm_port *lp =
-			sa_port_by_lid(sm, (uint16_t)sa_get(d, q->rec, IBSM_PKR_LID));
-
-		if (!lp)
-			return;
-		if (node_is_switch(lp->node))
-			sa_view_ports(&v, r, lp->node, only, add);
-		else if (sa_view_node(&v, lp->node) && (only < 0 || only == lp->num))
-			add(&v, r, lp);
+		sa_view_lid_ports(&v, r, (uint16_t)sa_get(d, q->rec, IBSM_PKR_LID), only, add);
 		return;
 	}
 	for (i = 0; i < sm->fabric.nnodes; i++)
 		sa_view_ports(&v, r, sm->fabric.nodes_v[i], only, add);
 }
 
-const struct sa_family sa_family_pkey = {
-	.attr_id = IBSM_SA_ATTR_PKEY_RECORD,
-	.get = pkey_get,
-};
+SA_FAMILY(sa_family_pkey, IBSM_SA_ATTR_PKEY_RECORD, .get = pkey_get);

@@ -73,23 +73,12 @@ static void portinfo_get(struct sa_req *q, struct sa_resp *r)
 	if (q->h.attr_mod & ENHANCED_COMP_MASK)
 		r->matched |= IBSM_SA_COMP(IBSM_PIR_CAP_MASK) | IBSM_SA_COMP(IBSM_PIR_CAP_MASK2);
 	if (WANT(q, IBSM_PIR_LID)) {
-		uint16_t lid = (uint16_t)sa_get(d, q->rec, IBSM_PIR_LID);
-		const struct ibsm_port *lp = sa_port_by_lid(sm, lid);
-
 		r->matched |= IBSM_SA_COMP(IBSM_PIR_LID);
-		if (!lp)
-			return;
-		if (node_is_switch(lp->node))
-			sa_view_ports(&v, r, lp->node, only, add);
-		else if (sa_view_node(&v, lp->node) && (only < 0 || only == lp->num))
-			add(&v, r, lp);
+		sa_view_lid_ports(&v, r, (uint16_t)sa_get(d, q->rec, IBSM_PIR_LID), only, add);
 		return;
 	}
 	for (i = 0; i < sm->fabric.nnodes; i++)
 		sa_view_ports(&v, r, sm->fabric.nodes_v[i], only, add);
 }
 
-const struct sa_family sa_family_portinfo = {
-	.attr_id = IBSM_SA_ATTR_PORTINFO_RECORD,
-	.get = portinfo_get,
-};
+SA_FAMILY(sa_family_portinfo, IBSM_SA_ATTR_PORTINFO_RECORD, .get = portinfo_get);

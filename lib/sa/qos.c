@@ -23,12 +23,6 @@ static void qos_get(struct sa_req *q, struct sa_resp *r)
 	(void)r;
 }
 
-const struct sa_family sa_family_sl2vl = {
-	.attr_id = IBSM_SA_ATTR_SL2VL_RECORD,
-	.get = qos_get,
-};
+SA_FAMILY(sa_family_sl2vl, IBSM_SA_ATTR_SL2VL_RECORD, .get = qos_get);
 
-const struct sa_family sa_family_vlarb = {
-	.attr_id = IBSM_SA_ATTR_VLARB_RECORD,
-	.get = qos_get,
-};
+SA_FAMILY(sa_family_vlarb, IBSM_SA_ATTR_VLARB_RECORD, .get = qos_get);

@@ -64,6 +64,10 @@ struct sa_family {
 	void (*getmulti)(struct sa_req *q, struct sa_resp *r);
 };
 
+/* define the record family name of attribute attr; the rest are its methods
+ * as designated initializers (.get = fn, .set = fn...) */
+#define SA_FAMILY(name, attr, ...) const struct sa_family name = {.attr_id = (attr), __VA_ARGS__}
+
 /* what the route from end port s to dlid offers, as PathRecords see it (path.c) */
 struct sa_path_info {
 	uint8_t hops;  /* switches crossed */

@@ -236,6 +236,20 @@ static bool key_allows(const struct sa_req *q, const struct svc *s,
 	return !memcmp(s->rec.key, in->key, sizeof(in->key));
 }
 
+/* key_allows, else a log line and the denial in r (what: "update", "delete") */
+static bool key_refused(const struct sa_req *q, const struct svc *s,
+			const struct ibsm_service_rec *in, const char *what, struct sa_resp *r)
+{
+	if (key_allows(q, s, in))
+		return false;
+	log_rl(&svc_rl, IBSM_LOG_INFO,
+	       "service 0x%016" PRIx64 " of port 0x%016" PRIx64
+	       ": %s from lid %u without its service key refused",
+	       in->id, s->guid, what, q->from.lid);
+	r->status = IBSM_SA_ERR_REQ_DENIED;
+	return true;
+}
+
 static void svc_set(struct sa_req *q, struct sa_resp *r)
 {
 	struct sa_services *st = q->sm->sa->services;
@@ -253,14 +267,8 @@ static void svc_set(struct sa_req *q, struct sa_resp *r)
 		return;
 	s = svc_find(st, &in);
 	if (s) {
-		if (!key_allows(q, s, &in)) {
-			log_rl(&svc_rl, IBSM_LOG_INFO,
-			       "service 0x%016" PRIx64 " of port 0x%016" PRIx64
-			       ": update from lid %u without its service key refused",
-			       in.id, s->guid, q->from.lid);
-			r->status = IBSM_SA_ERR_REQ_DENIED;
+		if (key_refused(q, s, &in, "update", r))
 			return;
-		}
 		s->rec = in;
 		lease_start(s);
 	} else {
@@ -297,14 +305,8 @@ static void svc_delete(struct sa_req *q, struct sa_resp *r)
 		r->status = IBSM_SA_ERR_NO_RECORDS;
 		return;
 	}
-	if (!key_allows(q, s, &in)) {
-		log_rl(&svc_rl, IBSM_LOG_INFO,
-		       "service 0x%016" PRIx64 " of port 0x%016" PRIx64
-		       ": delete from lid %u without its service key refused",
-		       in.id, s->guid, q->from.lid);
-		r->status = IBSM_SA_ERR_REQ_DENIED;
+	if (key_refused(q, s, &in, "delete", r))
 		return;
-	}
 	svc_answer(r, s, q->trusted ? s->rec.key : NULL);
 	log_debug("service 0x%016" PRIx64 " \"%.64s\" of port 0x%016" PRIx64 " deleted",
 		  s->rec.id, s->rec.name, s->guid);
@@ -331,12 +333,8 @@ static void svc_get(struct sa_req *q, struct sa_resp *r)
 	}
 }
 
-const struct sa_family sa_family_service = {
-	.attr_id = IBSM_SA_ATTR_SERVICE_RECORD,
-	.get = svc_get,
-	.set = svc_set,
-	.del = svc_delete,
-};
+SA_FAMILY(sa_family_service, IBSM_SA_ATTR_SERVICE_RECORD,
+	  .get = svc_get, .set = svc_set, .del = svc_delete);
 
 void sa_service_init(struct ibsm_sm *sm)
 {

@@ -61,7 +61,4 @@ static void sminfo_get(struct sa_req *q, struct sa_resp *r)
 	}
 }
 
-const struct sa_family sa_family_sminfo = {
-	.attr_id = IBSM_SA_ATTR_SMINFO_RECORD,
-	.get = sminfo_get,
-};
+SA_FAMILY(sa_family_sminfo, IBSM_SA_ATTR_SMINFO_RECORD, .get = sminfo_get);

@@ -197,17 +197,8 @@ static void mft_get(struct sa_req *q, struct sa_resp *r)
 	each_switch(q, r, IBSM_MFTR_LID, mft_add);
 }
 
-const struct sa_family sa_family_switchinfo = {
-	.attr_id = IBSM_SA_ATTR_SWITCHINFO_RECORD,
-	.get = swinfo_get,
-};
+SA_FAMILY(sa_family_switchinfo, IBSM_SA_ATTR_SWITCHINFO_RECORD, .get = swinfo_get);
 
-const struct sa_family sa_family_lft = {
-	.attr_id = IBSM_SA_ATTR_LFT_RECORD,
-	.get = lft_get,
-};
+SA_FAMILY(sa_family_lft, IBSM_SA_ATTR_LFT_RECORD, .get = lft_get);
 
-const struct sa_family sa_family_mft = {
-	.attr_id = IBSM_SA_ATTR_MFT_RECORD,
-	.get = mft_get,
-};
+SA_FAMILY(sa_family_mft, IBSM_SA_ATTR_MFT_RECORD, .get = mft_get);

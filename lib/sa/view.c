@@ -94,6 +94,20 @@ bool sa_view_node(const struct sa_view *v, const struct ibsm_node *n)
 	return n->gen && n->gen >= v->floor;
 }
 
+void sa_view_lid_ports(const struct sa_view *v, struct sa_resp *r, uint16_t lid, int only,
+		       void (*add)(const struct sa_view *, struct sa_resp *,
+				   const struct ibsm_port *))
+{
+	const struct ibsm_port *lp = sa_port_by_lid(v->q->sm, lid);
+
+	if (!lp)
+		return;
+	if (node_is_switch(lp->node))
+		sa_view_ports(v, r, lp->node, only, add);
+	else if (sa_view_node(v, lp->node) && (only < 0 || only == lp->num))
+		add(v, r, lp);
+}
+
 bool sa_view_port(const struct sa_view *v, const struct ibsm_port *p)
 {
 	/*
