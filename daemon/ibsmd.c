@@ -509,7 +509,7 @@ static int daemon_reload(struct daemon *d, struct conf_errors *errs, struct conf
 	if (!r && flags_apply(neu, errs))
 		r = -EINVAL;
 	/* the partitions file too; on any error the old partitions stay */
-	if (!r && pkey_load(d->sm, neu->partition_config_file, errs) != 0)
+	if (!r && pkey_load(d->sm->parts, neu->partition_config_file, errs) != 0)
 		r = -EINVAL;
 	if (r < 0) {
 		for (i = 0; i < errs->n; i++)
@@ -935,7 +935,7 @@ int main(int argc, char **argv)
 	evsignal_add(d.sig_usr1, NULL);
 	setup_watchdog(&d);
 
-	if (pkey_load(d.sm, d.sm->conf->partition_config_file, &errs) != 0) {
+	if (pkey_load(d.sm->parts, d.sm->conf->partition_config_file, &errs) != 0) {
 		for (i = 0; i < errs.n; i++)
 			log_msg(IBSM_LOG_ERROR, "%s", errs.msg[i]);
 		log_msg(IBSM_LOG_ERROR, "cannot load the partitions, exiting");

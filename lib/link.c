@@ -155,7 +155,7 @@ bool link_desired_portinfo(const struct ibsm_sm *sm, const struct ibsm_port *p,
 			want->hoq_life = (uint8_t)(leaf ? c->leaf_head_of_queue_lifetime
 							: c->head_of_queue_lifetime);
 			/* partition enforcement toward the end port it faces (pkey.c) */
-			pkey_enforce(sm, p, &want->part_enf_inb, &want->part_enf_outb);
+			pkey_enforce(sm->parts, p, &want->part_enf_inb, &want->part_enf_outb);
 		}
 		if (p->pi.port_state == IBSM_PORT_INIT)
 			want->port_state = IBSM_PORT_ARMED;

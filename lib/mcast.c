@@ -467,7 +467,7 @@ static void purge_gone(struct ibsm_mcast *m)
 			const struct mc_member *mb = v;
 			const struct ibsm_port *p = fabric_port_find(f, mb->guid);
 
-			if (p && pkey_member(m->sm, p, g->rec.pkey, NULL))
+			if (p && pkey_member(m->sm->parts, p, g->rec.pkey, NULL))
 				continue;
 			if (ngone == cap) {
 				cap = cap ? cap * 2 : 16;
@@ -691,7 +691,7 @@ static bool modify_ok(const struct ibsm_sm *sm, const struct mc_group *g,
 		return false;
 	if (!mb->proxy)
 		return requester->guid == mb->guid;
-	return pkey_member(sm, requester, g->rec.pkey, NULL);
+	return pkey_member(sm->parts, requester, g->rec.pkey, NULL);
 }
 
 static void answer(const struct mc_group *g, const struct ibsm_mcmember_rec *q, uint8_t js,
@@ -732,7 +732,7 @@ uint16_t mcast_join(struct ibsm_sm *sm, const struct mcast_req *rq,
 	if (!p || !rq->requester)
 		goto refuse;
 	proxy = p != rq->requester;
-	if (proxy && !pkey_common(sm, p, rq->requester, 0))
+	if (proxy && !pkey_common(sm->parts, p, rq->requester, 0))
 		goto refuse;
 	if ((comp & C(PKEY)) && !(q->pkey & 0x7fff))
 		goto refuse;
@@ -759,7 +759,7 @@ uint16_t mcast_join(struct ibsm_sm *sm, const struct mcast_req *rq,
 	/* o15-0.2.4: the rest must match, the port must take it, JoinState not 0 */
 	if (!more_fields_ok(comp, q, &params) || !port_caps_ok(p, &params) || !js)
 		goto refuse;
-	if (!pkey_member(sm, p, params.pkey, NULL))
+	if (!pkey_member(sm->parts, p, params.pkey, NULL))
 		goto refuse;
 	if (!is_new && !modify_ok(sm, g, mb, rq->requester))
 		goto refuse;
@@ -847,12 +847,12 @@ refuse:
  */
 static void ipoib_groups(struct ibsm_mcast *m)
 {
-	size_t n = pkey_ipoib_partitions(m->sm, NULL, 0), i;
+	size_t n = pkey_ipoib_partitions(m->sm->parts, NULL, 0), i;
 	struct pkey_ipoib *parts = xcalloc(n ? n : 1, sizeof(*parts));
 	uint32_t idx;
 	char b[40];
 
-	n = MIN(pkey_ipoib_partitions(m->sm, parts, n), n);
+	n = MIN(pkey_ipoib_partitions(m->sm->parts, parts, n), n);
 	for (idx = 0; idx < m->mlid_hi; idx++)
 		if (m->by_mlid[idx])
 			m->by_mlid[idx]->configured = false;

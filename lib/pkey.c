@@ -74,6 +74,9 @@ struct pk_node {
 };
 
 struct ibsm_partitions {
+	const struct ibsm_fabric *f;  /* the model whose ports these are (not owned) */
+	struct ibsm_conf *const *conf; /* where the configuration in force is kept */
+	uint64_t self;                /* the SM's port GUID: SELF in partitions.conf */
 	struct partconf *pc;          /* owned */
 	struct pk_part *parts;        /* owned; priority order */
 	size_t nparts;
@@ -178,31 +181,42 @@ static void pk_node_free(struct pk_node *pn)
 	free(pn);
 }
 
-/* the partitions of sm, made (built-in default) on first use */
-static struct ibsm_partitions *parts_get(const struct ibsm_sm *csm)
+/* the configuration in force */
+static const struct ibsm_conf *conf_of(const struct ibsm_partitions *pt)
 {
-	struct ibsm_sm *sm = (struct ibsm_sm *)csm; /* state cached behind a const view */
-	struct ibsm_partitions *pt = sm->parts;
+	return *pt->conf;
+}
 
-	if (!pt) {
-		pt = xcalloc(1, sizeof(*pt));
-		u64map_init(&pt->nodes);
-		pt->stamp = 1;
-		parts_set(pt, partconf_default());
-		sm->parts = pt;
-	}
-	/* another sweep or another configuration: every want is recomputed */
-	if (pt->seen_gen != sm->fabric.gen || pt->seen_conf != sm->conf) {
-		pt->seen_gen = sm->fabric.gen;
-		pt->seen_conf = sm->conf;
+/* pt, every want to be recomputed after another sweep or configuration */
+static struct ibsm_partitions *refresh(const struct ibsm_partitions *cpt)
+{
+	struct ibsm_partitions *pt = (struct ibsm_partitions *)cpt; /* wants cached behind a
+								       * const view */
+
+	if (pt->seen_gen != pt->f->gen || pt->seen_conf != conf_of(pt)) {
+		pt->seen_gen = pt->f->gen;
+		pt->seen_conf = conf_of(pt);
 		pt->stamp++;
 	}
 	return pt;
 }
 
-void pkey_fini(struct ibsm_sm *sm)
+struct ibsm_partitions *pkey_new(const struct ibsm_fabric *f, struct ibsm_conf *const *conf,
+				 uint64_t self)
 {
-	struct ibsm_partitions *pt = sm->parts;
+	struct ibsm_partitions *pt = xcalloc(1, sizeof(*pt));
+
+	pt->f = f;
+	pt->conf = conf;
+	pt->self = self;
+	u64map_init(&pt->nodes);
+	pt->stamp = 1;
+	parts_set(pt, partconf_default());
+	return pt;
+}
+
+void pkey_del(struct ibsm_partitions *pt)
+{
 	size_t pos = 0;
 	uint64_t key;
 	void *val;
@@ -214,7 +228,6 @@ void pkey_fini(struct ibsm_sm *sm)
 	u64map_fini(&pt->nodes);
 	parts_clear(pt);
 	free(pt);
-	sm->parts = NULL;
 }
 
 static unsigned enforce_mode(const struct ibsm_conf *c)
@@ -230,11 +243,10 @@ static unsigned enforce_mode(const struct ibsm_conf *c)
 	return ENF_IN | ENF_OUT; /* "both", and anything pkey_load warned about */
 }
 
-int pkey_load(struct ibsm_sm *sm, const char *path, struct conf_errors *errs)
+int pkey_load(struct ibsm_partitions *pt, const char *path, struct conf_errors *errs)
 {
-	struct ibsm_partitions *pt;
 	struct partconf *pc = NULL;
-	const char *pe = sm->conf->part_enforce;
+	const char *pe = conf_of(pt)->part_enforce;
 	int r;
 
 	if (!path || !path[0]) {
@@ -251,21 +263,21 @@ int pkey_load(struct ibsm_sm *sm, const char *path, struct conf_errors *errs)
 	}
 	if (pe && strcmp(pe, "both") && strcmp(pe, "in") && strcmp(pe, "out") && strcmp(pe, "off"))
 		log_warnx("part_enforce %s: not both, in, out or off; enforcing both ways", pe);
-	pt = parts_get(sm);
+	refresh(pt);
 	parts_set(pt, pc);
 	pt->cnt.loads++;
 	log_info("partitions: %zu from %s", pc->n, pc->file ? pc->file : "the built-in default");
 	return 0;
 }
 
-const char *pkey_source(const struct ibsm_sm *sm)
+const char *pkey_source(const struct ibsm_partitions *pt)
 {
-	return parts_get(sm)->pc->file;
+	return pt->pc->file;
 }
 
-void pkey_get_counters(const struct ibsm_sm *sm, struct pkey_counters *c)
+void pkey_get_counters(const struct ibsm_partitions *pt, struct pkey_counters *c)
 {
-	*c = parts_get(sm)->cnt;
+	*c = pt->cnt;
 }
 
 /* --- which port is what --- */
@@ -276,9 +288,9 @@ static bool is_end_port(const struct ibsm_port *p)
 }
 
 /* an end port found by the current sweep, that SMPs reach */
-static bool end_port_live(const struct ibsm_sm *sm, const struct ibsm_port *p)
+static bool end_port_live(const struct ibsm_partitions *pt, const struct ibsm_port *p)
 {
-	const struct ibsm_fabric *f = &sm->fabric;
+	const struct ibsm_fabric *f = pt->f;
 
 	if (node_is_switch(p->node))
 		return p->num == 0 && p->node->gen == f->gen;
@@ -367,7 +379,7 @@ static void purge(struct ibsm_partitions *pt, const struct ibsm_fabric *f)
 /* --- tables --- */
 
 /* membership bits of end port p in a partition */
-static unsigned membership(const struct ibsm_sm *sm, const struct pk_part *pp,
+static unsigned membership(const struct ibsm_partitions *pt, const struct pk_part *pp,
 			   const struct ibsm_port *p)
 {
 	uint64_t guid = end_port_guid(p);
@@ -377,13 +389,13 @@ static unsigned membership(const struct ibsm_sm *sm, const struct pk_part *pp,
 
 	if (guid && (g = (uintptr_t)u64map_get(&pp->guids, guid)))
 		best = MAX(best, (int)g - 1);
-	if (guid && guid == sm->port_guid)
+	if (guid && guid == pt->self)
 		best = MAX(best, pp->self_idx);
 	m = best >= 0 ? pp->cp->members[best].membership : 0;
 	/* the SM's port is always a full member of the default partition */
-	if (pp->is_default && guid && guid == sm->port_guid)
+	if (pp->is_default && guid && guid == pt->self)
 		m |= PC_FULL;
-	if (m == PC_BOTH && !sm->conf->allow_both_pkeys)
+	if (m == PC_BOTH && !conf_of(pt)->allow_both_pkeys)
 		m = PC_FULL;
 	return m;
 }
@@ -426,8 +438,7 @@ static int held_slot(const struct pk_port *pp, const bool *used, uint16_t key, b
 }
 
 /* an end port's table: its partitions, capped, placed */
-static void want_end(const struct ibsm_sm *sm, struct ibsm_partitions *pt,
-		     const struct ibsm_port *p, struct pk_port *pp)
+static void want_end(struct ibsm_partitions *pt, const struct ibsm_port *p, struct pk_port *pp)
 {
 	struct entry ents[IBSM_PKEY_MAX];
 	uint16_t dropped[IBSM_PKEY_MAX];
@@ -437,7 +448,7 @@ static void want_end(const struct ibsm_sm *sm, struct ibsm_partitions *pt,
 
 	for (j = 0; j < pt->nparts; j++) {
 		const struct pk_part *part = &pt->parts[j];
-		unsigned m = membership(sm, part, p);
+		unsigned m = membership(pt, part, p);
 		uint16_t keys[2];
 		unsigned nk = 0;
 
@@ -466,7 +477,7 @@ static void want_end(const struct ibsm_sm *sm, struct ibsm_partitions *pt,
 			break;
 		}
 	/* P_Keys the port holds keep their index */
-	for (pass = 0; sm->conf->keep_pkey_indexes && pass < 2; pass++)
+	for (pass = 0; conf_of(pt)->keep_pkey_indexes && pass < 2; pass++)
 		for (i = 0; i < n; i++) {
 			int s;
 
@@ -488,25 +499,24 @@ static void want_end(const struct ibsm_sm *sm, struct ibsm_partitions *pt,
 	pp->enforce = false;
 }
 
-static struct pk_port *port_want(const struct ibsm_sm *sm, struct ibsm_partitions *pt,
-				 const struct ibsm_port *p);
+static struct pk_port *port_want(struct ibsm_partitions *pt, const struct ibsm_port *p);
 
 /* the peer end port whose P_Keys a switch external port enforces, or NULL */
-static const struct ibsm_port *enforced_peer(const struct ibsm_sm *sm, const struct ibsm_port *p)
+static const struct ibsm_port *enforced_peer(const struct ibsm_partitions *pt,
+					     const struct ibsm_port *p)
 {
 	const struct ibsm_port *r = p->remote;
 
-	if (!r || node_is_switch(r->node) || !end_port_live(sm, r) || !enforce_mode(sm->conf))
+	if (!r || node_is_switch(r->node) || !end_port_live(pt, r) || !enforce_mode(conf_of(pt)))
 		return NULL;
 	return r;
 }
 
 /* a switch external port's table: the peer's P_Keys when they fit */
-static void want_ext(const struct ibsm_sm *sm, struct ibsm_partitions *pt,
-		     const struct ibsm_port *p, struct pk_port *pp)
+static void want_ext(struct ibsm_partitions *pt, const struct ibsm_port *p, struct pk_port *pp)
 {
-	const struct ibsm_port *r = enforced_peer(sm, p);
-	const struct pk_port *rp = r ? port_want(sm, pt, r) : NULL;
+	const struct ibsm_port *r = enforced_peer(pt, p);
+	const struct pk_port *rp = r ? port_want(pt, r) : NULL;
 	unsigned i, n = 0;
 
 	memset(pp->want, 0, (size_t)pp->cap * sizeof(*pp->want));
@@ -534,8 +544,7 @@ static void want_ext(const struct ibsm_sm *sm, struct ibsm_partitions *pt,
 }
 
 /* the state of p with its wanted table up to date; NULL when p has none */
-static struct pk_port *port_want(const struct ibsm_sm *sm, struct ibsm_partitions *pt,
-				 const struct ibsm_port *p)
+static struct pk_port *port_want(struct ibsm_partitions *pt, const struct ibsm_port *p)
 {
 	struct pk_port *pp = pk_port_get(pt, p);
 	int i;
@@ -544,19 +553,20 @@ static struct pk_port *port_want(const struct ibsm_sm *sm, struct ibsm_partition
 		return pp;
 	pp->want_stamp = pt->stamp; /* first: want_ext recurses at most once */
 	if (is_end_port(p))
-		want_end(sm, pt, p, pp);
+		want_end(pt, p, pp);
 	else
-		want_ext(sm, pt, p, pp);
+		want_ext(pt, p, pp);
 	for (i = pp->cap - 1; i >= 0 && !pp->want[i]; i--)
 		;
 	pp->want_n = (uint16_t)(i + 1);
 	return pp;
 }
 
-const uint16_t *pkey_table(const struct ibsm_sm *sm, const struct ibsm_port *p, size_t *n)
+const uint16_t *pkey_table(const struct ibsm_partitions *cpt, const struct ibsm_port *p,
+			   size_t *n)
 {
-	struct ibsm_partitions *pt = parts_get(sm);
-	struct pk_port *pp = port_want(sm, pt, p);
+	struct ibsm_partitions *pt = refresh(cpt);
+	struct pk_port *pp = port_want(pt, p);
 
 	*n = 0;
 	if (!pp || !pp->want_n || (!is_end_port(p) && !pp->enforce))
@@ -582,10 +592,11 @@ static const struct ibsm_port *as_end_port(const struct ibsm_port *p)
 	return is_end_port(p) ? p : &p->node->ports[0];
 }
 
-bool pkey_member(const struct ibsm_sm *sm, const struct ibsm_port *p, uint16_t pkey, bool *full)
+bool pkey_member(const struct ibsm_partitions *pt, const struct ibsm_port *p, uint16_t pkey,
+		 bool *full)
 {
 	size_t n;
-	const uint16_t *t = pkey_table(sm, as_end_port(p), &n);
+	const uint16_t *t = pkey_table(pt, as_end_port(p), &n);
 	uint16_t e = t ? entry_of(t, n, pkey & 0x7fff) : 0;
 
 	if (full)
@@ -593,15 +604,15 @@ bool pkey_member(const struct ibsm_sm *sm, const struct ibsm_port *p, uint16_t p
 	return e != 0;
 }
 
-uint16_t pkey_common(const struct ibsm_sm *sm, const struct ibsm_port *a,
+uint16_t pkey_common(const struct ibsm_partitions *pt, const struct ibsm_port *a,
 		     const struct ibsm_port *b, uint16_t want)
 {
 	const uint16_t *ta, *tb;
 	size_t na, nb, i;
 	uint16_t ea, eb;
 
-	ta = pkey_table(sm, as_end_port(a), &na);
-	tb = pkey_table(sm, as_end_port(b), &nb);
+	ta = pkey_table(pt, as_end_port(a), &na);
+	tb = pkey_table(pt, as_end_port(b), &nb);
 	if (!ta || !tb)
 		return 0;
 #define SHARED(base)                                                                               \
@@ -618,7 +629,7 @@ uint16_t pkey_common(const struct ibsm_sm *sm, const struct ibsm_port *a,
 	return 0;
 }
 
-bool pkey_enforce(const struct ibsm_sm *sm, const struct ibsm_port *p, uint8_t *in,
+bool pkey_enforce(const struct ibsm_partitions *cpt, const struct ibsm_port *p, uint8_t *in,
 		  uint8_t *out)
 {
 	struct ibsm_partitions *pt;
@@ -627,9 +638,9 @@ bool pkey_enforce(const struct ibsm_sm *sm, const struct ibsm_port *p, uint8_t *
 
 	if (!node_is_switch(p->node) || !p->num || !port_cap(p))
 		return false;
-	pt = parts_get(sm);
-	pp = port_want(sm, pt, p);
-	mode = enforce_mode(sm->conf);
+	pt = refresh(cpt);
+	pp = port_want(pt, p);
+	mode = enforce_mode(conf_of(pt));
 	*in = pp && pp->enforce && (mode & ENF_IN);
 	*out = pp && pp->enforce && (mode & ENF_OUT);
 	return true;
@@ -663,10 +674,10 @@ static struct pk_port *managed(struct ibsm_sm *sm, struct ibsm_partitions *pt,
 	struct pk_port *pp;
 
 	if (is_end_port(p))
-		return end_port_live(sm, p) ? port_want(sm, pt, p) : NULL;
-	if (!p->have_pi || p->gen != sm->fabric.gen || !enforced_peer(sm, p))
+		return end_port_live(pt, p) ? port_want(pt, p) : NULL;
+	if (!p->have_pi || p->gen != sm->fabric.gen || !enforced_peer(pt, p))
 		return NULL;
-	pp = port_want(sm, pt, p);
+	pp = port_want(pt, p);
 	return pp && pp->enforce ? pp : NULL;
 }
 
@@ -726,7 +737,7 @@ static bool get_produce(struct sweep *sw)
 
 	while ((p = cur_port(sw))) {
 		struct pk_port *pp =
-			is_end_port(p) && end_port_live(sm, p) ? pk_port_get(pt, p) : NULL;
+			is_end_port(p) && end_port_live(pt, p) ? pk_port_get(pt, p) : NULL;
 
 		while (pp && pt->it_block < nblocks(pp)) {
 			unsigned b = pt->it_block++;
@@ -797,7 +808,7 @@ static void pass_sets(struct sweep *sw)
 
 void pkey_program_start(struct sweep *sw)
 {
-	struct ibsm_partitions *pt = parts_get(sw->sm);
+	struct ibsm_partitions *pt = refresh(sw->sm->parts);
 
 	purge(pt, &sw->sm->fabric);
 	pt->next = sw->phase_done;
@@ -867,9 +878,10 @@ static void scopes(uint16_t mask, uint8_t *out, unsigned *n)
 			out[(*n)++] = (uint8_t)s;
 }
 
-size_t pkey_ipoib_partitions(const struct ibsm_sm *sm, struct pkey_ipoib *out, size_t max)
+size_t pkey_ipoib_partitions(const struct ibsm_partitions *pt, struct pkey_ipoib *out,
+			     size_t max)
 {
-	const struct partconf *pc = parts_get(sm)->pc;
+	const struct partconf *pc = pt->pc;
 	size_t i, count = 0;
 
 	for (i = 0; i < pc->n; i++) {
@@ -898,9 +910,9 @@ size_t pkey_ipoib_partitions(const struct ibsm_sm *sm, struct pkey_ipoib *out, s
 	return count;
 }
 
-size_t pkey_mgroups(const struct ibsm_sm *sm, struct pkey_mgroup *out, size_t max)
+size_t pkey_mgroups(const struct ibsm_partitions *pt, struct pkey_mgroup *out, size_t max)
 {
-	const struct partconf *pc = parts_get(sm)->pc;
+	const struct partconf *pc = pt->pc;
 	size_t i, j, count = 0;
 
 	for (i = 0; i < pc->n; i++) {
@@ -936,11 +948,12 @@ size_t pkey_mgroups(const struct ibsm_sm *sm, struct pkey_mgroup *out, size_t ma
 	return count;
 }
 
-size_t pkey_partitions(const struct ibsm_sm *sm, struct pkey_partition_info *out, size_t max)
+size_t pkey_partitions(const struct ibsm_partitions *cpt, struct pkey_partition_info *out,
+		       size_t max)
 {
-	struct ibsm_partitions *pt = parts_get(sm);
+	struct ibsm_partitions *pt = refresh(cpt);
 	const struct partconf *pc = pt->pc;
-	const struct ibsm_fabric *f = &sm->fabric;
+	const struct ibsm_fabric *f = pt->f;
 	struct u64map idx;
 	size_t i, n = MIN(pc->n, max);
 	uint32_t ni;
@@ -977,7 +990,7 @@ size_t pkey_partitions(const struct ibsm_sm *sm, struct pkey_partition_info *out
 			const struct pk_port *pp;
 			unsigned e;
 
-			if (!is_end_port(p) || !end_port_live(sm, p) || !(pp = port_want(sm, pt, p)))
+			if (!is_end_port(p) || !end_port_live(pt, p) || !(pp = port_want(pt, p)))
 				continue;
 			for (e = 0; e < pp->want_n; e++) {
 				struct pkey_partition_info *in;

@@ -12,8 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct ibsm_sm;
 struct ibsm_port;
+struct ibsm_fabric;
+struct ibsm_conf;
 struct conf_errors;
 struct ibsm_partitions;
 
@@ -23,31 +24,42 @@ struct ibsm_partitions;
 #define IBSM_PKEY_MAX     1024   /* entries ibsmd manages on a port, whatever its cap */
 
 /*
- * Load partition_config_file into sm (at start and on reload). A missing
+ * The partitions of the ports of fabric f, starting with the default
+ * partition only. conf: where the configuration in force is kept (the SM
+ * replaces *conf on reload); self: the SM's port GUID (SELF). f and *conf
+ * must outlive the partitions.
+ */
+struct ibsm_partitions *pkey_new(const struct ibsm_fabric *f, struct ibsm_conf *const *conf,
+				 uint64_t self);
+/* free them; NULL is ignored */
+void pkey_del(struct ibsm_partitions *pt);
+
+/*
+ * Load partition_config_file into pt (at start and on reload). A missing
  * file (or path NULL/"") means only the default partition (0x7fff, every
  * port a full member, IPoIB). Errors name file:line; on error nothing
  * changes. Returns the number of errors or -errno. The tables follow at
  * the next heavy sweep: the caller asks for one.
  */
-int pkey_load(struct ibsm_sm *sm, const char *path, struct conf_errors *errs);
-void pkey_fini(struct ibsm_sm *sm);
+int pkey_load(struct ibsm_partitions *pt, const char *path, struct conf_errors *errs);
 
 /*
  * The P_Key table ibsmd wants on a port (index order, 0: an empty entry,
  * trailing empties left out); NULL/0 if none (a switch port that does not
  * enforce). Valid until the next sweep or reload.
  */
-const uint16_t *pkey_table(const struct ibsm_sm *sm, const struct ibsm_port *p, size_t *n);
+const uint16_t *pkey_table(const struct ibsm_partitions *pt, const struct ibsm_port *p,
+			   size_t *n);
 /*
  * The P_Key two end ports may use to talk: the one of a shared partition
  * where at least one is a full member (the default first); 0 if none.
  * want: a P_Key the requester asked for, 0 for any. The result carries a's
  * membership bit.
  */
-uint16_t pkey_common(const struct ibsm_sm *sm, const struct ibsm_port *a,
+uint16_t pkey_common(const struct ibsm_partitions *pt, const struct ibsm_port *a,
 		     const struct ibsm_port *b, uint16_t want);
 /* is port p a member (full or limited) of partition pkey (low 15 bits)? */
-bool pkey_member(const struct ibsm_sm *sm, const struct ibsm_port *p, uint16_t pkey,
+bool pkey_member(const struct ibsm_partitions *pt, const struct ibsm_port *p, uint16_t pkey,
 		 bool *full);
 /*
  * PortInfo PartitionEnforcementInbound/Outbound wanted on a switch external
@@ -56,7 +68,7 @@ bool pkey_member(const struct ibsm_sm *sm, const struct ibsm_port *p, uint16_t p
  * untouched) when ibsmd leaves the bits alone: not a switch external port,
  * or a switch without PartitionEnforcementCap.
  */
-bool pkey_enforce(const struct ibsm_sm *sm, const struct ibsm_port *p, uint8_t *in,
+bool pkey_enforce(const struct ibsm_partitions *pt, const struct ibsm_port *p, uint8_t *in,
 		  uint8_t *out);
 
 /* partitions with the ipoib flag, for the multicast groups IPoIB needs */
@@ -68,7 +80,8 @@ struct pkey_ipoib {
 	uint32_t flow_label;
 };
 /* one entry per partition and scope; returns how many there are (fills max) */
-size_t pkey_ipoib_partitions(const struct ibsm_sm *sm, struct pkey_ipoib *out, size_t max);
+size_t pkey_ipoib_partitions(const struct ibsm_partitions *pt, struct pkey_ipoib *out,
+			     size_t max);
 
 /* the groups of the mgid lines, one per scope (the scope nibble set in mgid) */
 struct pkey_mgroup {
@@ -80,7 +93,7 @@ struct pkey_mgroup {
 	uint32_t flow_label;
 };
 /* returns how many there are (fills max) */
-size_t pkey_mgroups(const struct ibsm_sm *sm, struct pkey_mgroup *out, size_t max);
+size_t pkey_mgroups(const struct ibsm_partitions *pt, struct pkey_mgroup *out, size_t max);
 
 /* a partition as the status view shows it */
 struct pkey_partition_info {
@@ -95,15 +108,16 @@ struct pkey_partition_info {
 	uint32_t rules, mgroups;
 };
 /* in the file's order (the default first); returns how many (fills max) */
-size_t pkey_partitions(const struct ibsm_sm *sm, struct pkey_partition_info *out, size_t max);
+size_t pkey_partitions(const struct ibsm_partitions *pt, struct pkey_partition_info *out,
+		       size_t max);
 
 /* what the partitions came from: the file, or NULL when built in */
-const char *pkey_source(const struct ibsm_sm *sm);
+const char *pkey_source(const struct ibsm_partitions *pt);
 /* P_KeyTable SMPs since start */
 struct pkey_counters {
 	uint64_t gets, sets, failed, unkept; /* unkept: Sets the port answered differently */
 	uint64_t loads;                      /* successful pkey_load calls */
 };
-void pkey_get_counters(const struct ibsm_sm *sm, struct pkey_counters *c);
+void pkey_get_counters(const struct ibsm_partitions *pt, struct pkey_counters *c);
 
 #endif

@@ -835,6 +835,7 @@ struct ibsm_sm *sm_new(struct event_base *base, struct ibsm_conf *conf, struct i
 		sm->hooks = *hooks;
 	fabric_init(&sm->fabric);
 	u64map_init(&sm->region_seeds);
+	sm->parts = pkey_new(&sm->fabric, &sm->conf, port_guid);
 	mcast_init(sm);
 	events_init(&sm->events, 1000);
 	snprintf(sm->routing.engine, sizeof(sm->routing.engine), "none");
@@ -877,7 +878,7 @@ void sm_del(struct ibsm_sm *sm)
 		sm->sweep = NULL;
 	}
 	mcast_fini(sm);
-	pkey_fini(sm);
+	pkey_del(sm->parts);
 	event_free(sm->start_ev);
 	event_free(sm->light_timer);
 	event_free(sm->hold_timer);

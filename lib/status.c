@@ -914,14 +914,14 @@ json_t *status_multicast(const struct ibsm_sm *sm)
 json_t *status_partitions(const struct ibsm_sm *sm)
 {
 	const struct ibsm_conf *c = sm->conf;
-	size_t n = pkey_partitions(sm, NULL, 0), i;
+	size_t n = pkey_partitions(sm->parts, NULL, 0), i;
 	struct pkey_partition_info *pi = xcalloc(n ? n : 1, sizeof(*pi));
 	json_t *arr = json_array();
 	struct pkey_counters cnt;
 	char pkey[8], qkey[12];
 	unsigned s;
 
-	n = MIN(pkey_partitions(sm, pi, n), n);
+	n = MIN(pkey_partitions(sm->parts, pi, n), n);
 	for (i = 0; i < n; i++) {
 		json_t *scopes = json_array();
 
@@ -941,9 +941,9 @@ json_t *status_partitions(const struct ibsm_sm *sm)
 				       (int)pi[i].line));
 	}
 	free(pi);
-	pkey_get_counters(sm, &cnt);
+	pkey_get_counters(sm->parts, &cnt);
 	return json_pack("{s:s?, s:s, s:b, s:b, s:o, s:{s:I, s:I, s:I, s:I, s:I}}", "file",
-			 pkey_source(sm), "enforce",
+			 pkey_source(sm->parts), "enforce",
 			 c->no_partition_enforcement ? "off"
 			 : c->part_enforce	     ? c->part_enforce
 						     : "both",

@@ -225,7 +225,7 @@ static bool may_watch(const struct sa_req *q, const struct ibsm_inform_info *ii)
 	if (!gid_zero(ii->gid)) {
 		const struct ibsm_port *p = port_up(q->sm, gid_guid(ii->gid));
 
-		return p && (q->trusted || pkey_common(q->sm, p, q->port, 0));
+		return p && (q->trusted || pkey_common(q->sm->parts, p, q->port, 0));
 	}
 	if (begin == ALL16)
 		return true;
@@ -242,7 +242,7 @@ static bool may_watch(const struct sa_req *q, const struct ibsm_inform_info *ii)
 
 			if (!p->lid || p->lid > end || p->lid + (1u << p->lmc) <= begin)
 				continue;
-			if (!pkey_common(q->sm, p, q->port, 0))
+			if (!pkey_common(q->sm->parts, p, q->port, 0))
 				return false;
 		}
 	}
@@ -349,7 +349,7 @@ static void iir_get(struct sa_req *q, struct sa_resp *r)
 		if (!q->trusted) {
 			const struct ibsm_port *p = port_up(q->sm, s->guid);
 
-			if (!p || !pkey_common(q->sm, q->port, p, 0))
+			if (!p || !pkey_common(q->sm->parts, q->port, p, 0))
 				continue;
 		}
 		make_gid(q->sm, s->guid, gid);
@@ -541,7 +541,7 @@ void sa_inform_report(struct ibsm_sm *sm, const uint8_t *notice64)
 		 * see again: those are on their way out too */
 		if (gone && dst->node->gen != sm->fabric.gen)
 			continue;
-		if (src && !pkey_common(sm, src, dst, 0)) {
+		if (src && !pkey_common(sm->parts, src, dst, 0)) {
 			/* o13-17.1.2: ports it may not watch any more */
 			if (s->ii.lid_range_begin != ALL16) {
 				log_info("subscription of port 0x%016" PRIx64

@@ -122,7 +122,8 @@ static void mcm_get(struct sa_req *q, struct sa_resp *r)
 			continue;
 		if ((comp & C(MLID)) && qr.mlid != g->mlid)
 			continue;
-		if (!pkey_member(sm, q->port, g->pkey, NULL) || !mcast_rec_match(comp, &qr, g))
+		if (!pkey_member(sm->parts, q->port, g->pkey, NULL) ||
+		    !mcast_rec_match(comp, &qr, g))
 			continue;
 		if (comp & C(PORT_GID)) {
 			if (!mcast_member_find(sm, g->mlid, guid, &mv) ||

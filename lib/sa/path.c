@@ -597,7 +597,7 @@ static bool pair_pkey(const struct pq *pq, const struct ibsm_port *s, const stru
 
 	if (!sa_view_visible(&pq->v, s) || !sa_view_visible(&pq->v, d))
 		return false;
-	common = pkey_common(pq->sm, s, d, 0);
+	common = pkey_common(pq->sm->parts, s, d, 0);
 	if (!common)
 		return false;
 	if (HAS(pq, IBSM_PR_RAW_TRAFFIC) && pq->req.raw_traffic) {
@@ -606,7 +606,7 @@ static bool pair_pkey(const struct pq *pq, const struct ibsm_port *s, const stru
 	}
 	if (HAS(pq, IBSM_PR_PKEY)) {
 		*pkey = pq->req.pkey;
-		return (pq->req.pkey & 0x7fff) && pkey_common(pq->sm, s, d, pq->req.pkey);
+		return (pq->req.pkey & 0x7fff) && pkey_common(pq->sm->parts, s, d, pq->req.pkey);
 	}
 	*pkey = common;
 	return true;

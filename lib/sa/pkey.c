@@ -34,7 +34,7 @@ static void add(const struct sa_view *v, struct sa_resp *r, const struct ibsm_po
 
 	if (!lp->lid || !sa_view_port(v, p))
 		return;
-	tbl = pkey_table(q->sm, p, &n);
+	tbl = pkey_table(q->sm->parts, p, &n);
 	if (!tbl || !n)
 		return;
 	b1 = (n + PKEYS_PER_BLOCK - 1) / PKEYS_PER_BLOCK;

@@ -220,7 +220,7 @@ static uint16_t check_requester(const struct sa_req *q, const struct ibsm_servic
 	}
 	/* the service port is the requester: one membership check covers both */
 	if ((q->sa.comp_mask & IBSM_SA_COMP(IBSM_SR_PKEY)) &&
-	    !pkey_member(q->sm, q->port, in->pkey, NULL))
+	    !pkey_member(q->sm->parts, q->port, in->pkey, NULL))
 		return IBSM_SA_ERR_REQ_INVALID;
 	return 0;
 }
@@ -324,7 +324,7 @@ static void svc_get(struct sa_req *q, struct sa_resp *r)
 		return; /* no port, no partitions: nothing to see */
 	service_rec_decode(q->rec, &want);
 	TAILQ_FOREACH(s, &st->list, entry) {
-		if (!q->trusted && !pkey_member(q->sm, q->port, s->rec.pkey, NULL))
+		if (!q->trusted && !pkey_member(q->sm->parts, q->port, s->rec.pkey, NULL))
 			continue;
 		/* a query by ServiceKey proves the key: it may see it */
 		if (by_key && memcmp(s->rec.key, want.key, sizeof(want.key)))

@@ -136,7 +136,7 @@ bool sa_view_visible(const struct sa_view *v, const struct ibsm_port *p)
 	/* its own ports it may query through its local SMA anyway */
 	if (q->port->node == p->node)
 		return true;
-	return pkey_common(q->sm, q->port, p, 0) != 0;
+	return pkey_common(q->sm->parts, q->port, p, 0) != 0;
 }
 
 /* --- LIDs --- */

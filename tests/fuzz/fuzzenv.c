@@ -90,7 +90,7 @@ static void fuzzenv_init(struct fuzzenv *e)
 	set(c, "partition_config_file", path);
 	e->sm = sm_new(e->base, c, e->x, fakefab_port_guid(e->ff, 0, 1), &hooks);
 	/* as the daemon does: the partitions before the first sweep */
-	if (pkey_load(e->sm, path, &errs) != 0) {
+	if (pkey_load(e->sm->parts, path, &errs) != 0) {
 		fprintf(stderr, "fuzzenv: %s: %s\n", path, errs.n ? errs.msg[0] : "not loaded");
 		abort();
 	}

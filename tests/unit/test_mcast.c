@@ -967,7 +967,7 @@ static void reload_parts(struct simenv *e, const char *text)
 	ck_assert_ptr_nonnull(f);
 	fputs(text, f);
 	ck_assert_int_eq(fclose(f), 0);
-	r = pkey_load(e->sm, path, &errs);
+	r = pkey_load(e->sm->parts, path, &errs);
 	ck_assert_msg(r == 0, "pkey_load %d: %s", r, errs.n ? errs.msg[0] : "");
 	conf_errors_free(&errs);
 	sm_request_sweep(e->sm, true, "test");

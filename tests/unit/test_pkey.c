@@ -13,8 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fakefab.h"
+#include "conf.h"
+#include "fabric.h"
 #include "log.h"
 #include "pkey.h"
 #include "simenv.h"
@@ -78,7 +81,7 @@ static const char *write_parts(struct simenv *e, const char *fmt, ...)
 static void load_ok(struct simenv *e, const char *path)
 {
 	struct conf_errors errs = {0};
-	int r = pkey_load(e->sm, path, &errs);
+	int r = pkey_load(e->sm->parts, path, &errs);
 
 	ck_assert_msg(r == 0, "pkey_load %d: %s", r, errs.n ? errs.msg[0] : "");
 	conf_errors_free(&errs);
@@ -126,7 +129,7 @@ static void check_want(const struct simenv *e, const char *name, int port, const
 		       size_t n)
 {
 	size_t got, i;
-	const uint16_t *t = pkey_table(e->sm, mport(e, name, port), &got);
+	const uint16_t *t = pkey_table(e->sm->parts, mport(e, name, port), &got);
 
 	ck_assert_msg(got == n, "%s:%d: %zu entries, want %zu", name, port, got, n);
 	for (i = 0; i < n; i++)
@@ -145,7 +148,7 @@ static void check(const struct simenv *e, const char *name, int port, const uint
 static void check_enforce(const struct simenv *e, const char *name, int port, int in, int out)
 {
 	uint8_t i = 9, o = 9;
-	bool managed = pkey_enforce(e->sm, mport(e, name, port), &i, &o);
+	bool managed = pkey_enforce(e->sm->parts, mport(e, name, port), &i, &o);
 
 	if (in < 0) {
 		ck_assert_msg(!managed, "%s:%d: enforcement bits managed", name, port);
@@ -188,23 +191,25 @@ START_TEST(t_default_only)
 	check_enforce(&e, "leaf1", 0, -1, -1);
 	/* read once (two blocks of 5 CA ports and 2 switch ports 0), written only where
 	 * unknown: the 5 switch ports facing CAs */
-	pkey_get_counters(e.sm, &c);
+	pkey_get_counters(e.sm->parts, &c);
 	ck_assert_uint_eq(c.gets, 14);
 	ck_assert_uint_eq(c.sets, 5);
 	ck_assert_uint_eq(pkey_sets(&e), 5);
 	ck_assert_uint_eq(c.failed, 0);
 	ck_assert_uint_eq(c.loads, 1);
-	ck_assert_ptr_null(pkey_source(e.sm));
+	ck_assert_ptr_null(pkey_source(e.sm->parts));
 	/* the SA's questions */
-	ck_assert(pkey_member(e.sm, mport(&e, "h3", 1), 0x7fff, &full));
+	ck_assert(pkey_member(e.sm->parts, mport(&e, "h3", 1), 0x7fff, &full));
 	ck_assert(full);
-	ck_assert(pkey_member(e.sm, mport(&e, "leaf2", 3), 0xffff, NULL)); /* via port 0 */
-	ck_assert(!pkey_member(e.sm, mport(&e, "h3", 1), 0x10, NULL));
-	ck_assert_uint_eq(pkey_common(e.sm, mport(&e, "h2", 1), mport(&e, "h4", 2), 0), 0xffff);
-	ck_assert_uint_eq(pkey_common(e.sm, mport(&e, "h2", 1), mport(&e, "h4", 2), 0x7fff),
+	ck_assert(pkey_member(e.sm->parts, mport(&e, "leaf2", 3), 0xffff, NULL)); /* via port 0 */
+	ck_assert(!pkey_member(e.sm->parts, mport(&e, "h3", 1), 0x10, NULL));
+	ck_assert_uint_eq(pkey_common(e.sm->parts, mport(&e, "h2", 1), mport(&e, "h4", 2), 0),
 			  0xffff);
-	ck_assert_uint_eq(pkey_common(e.sm, mport(&e, "h2", 1), mport(&e, "h4", 2), 0x10), 0);
-	ck_assert_uint_eq(pkey_ipoib_partitions(e.sm, ip, 4), 1);
+	ck_assert_uint_eq(pkey_common(e.sm->parts, mport(&e, "h2", 1), mport(&e, "h4", 2), 0x7fff),
+			  0xffff);
+	ck_assert_uint_eq(pkey_common(e.sm->parts, mport(&e, "h2", 1), mport(&e, "h4", 2), 0x10),
+			  0);
+	ck_assert_uint_eq(pkey_ipoib_partitions(e.sm->parts, ip, 4), 1);
 	ck_assert_uint_eq(ip[0].pkey, 0xffff);
 	ck_assert_uint_eq(ip[0].qkey, 0x0b1b);
 	ck_assert_uint_eq(ip[0].scope, 2);
@@ -241,21 +246,26 @@ START_TEST(t_two_partitions)
 	check(&e, "leaf1", 2, N(0xffff, 0x8010, 0x0020));
 	check(&e, "leaf1", 3, N(0xffff, 0x0010));
 	check(&e, "leaf2", 1, N(0xffff, 0x8020));
-	ck_assert_str_eq(pkey_source(e.sm), path);
+	ck_assert_str_eq(pkey_source(e.sm->parts), path);
 	/* at least one full member; the caller's membership bit */
-	ck_assert_uint_eq(pkey_common(e.sm, mport(&e, "h1", 1), mport(&e, "h3", 1), 0), 0xffff);
-	ck_assert_uint_eq(pkey_common(e.sm, mport(&e, "h1", 1), mport(&e, "h3", 1), 0x10), 0x8010);
-	ck_assert_uint_eq(pkey_common(e.sm, mport(&e, "h3", 1), mport(&e, "h1", 1), 0x8010), 0x0010);
-	ck_assert_uint_eq(pkey_common(e.sm, mport(&e, "h2", 1), mport(&e, "h4", 1), 0x20), 0x0020);
-	ck_assert_uint_eq(pkey_common(e.sm, mport(&e, "h1", 1), mport(&e, "h4", 1), 0x20), 0);
-	ck_assert(!pkey_member(e.sm, mport(&e, "h1", 1), 0x20, NULL));
+	ck_assert_uint_eq(pkey_common(e.sm->parts, mport(&e, "h1", 1), mport(&e, "h3", 1), 0),
+			  0xffff);
+	ck_assert_uint_eq(pkey_common(e.sm->parts, mport(&e, "h1", 1), mport(&e, "h3", 1), 0x10),
+			  0x8010);
+	ck_assert_uint_eq(pkey_common(e.sm->parts, mport(&e, "h3", 1), mport(&e, "h1", 1), 0x8010),
+			  0x0010);
+	ck_assert_uint_eq(pkey_common(e.sm->parts, mport(&e, "h2", 1), mport(&e, "h4", 1), 0x20),
+			  0x0020);
+	ck_assert_uint_eq(pkey_common(e.sm->parts, mport(&e, "h1", 1), mport(&e, "h4", 1), 0x20),
+			  0);
+	ck_assert(!pkey_member(e.sm->parts, mport(&e, "h1", 1), 0x20, NULL));
 	/* IPoIB: Default and Storage, with Storage's MTU */
-	ck_assert_uint_eq(pkey_ipoib_partitions(e.sm, ip, 4), 2);
+	ck_assert_uint_eq(pkey_ipoib_partitions(e.sm->parts, ip, 4), 2);
 	ck_assert_uint_eq(ip[1].pkey, 0x8010);
 	ck_assert_uint_eq(ip[1].mtu, 5);
-	ck_assert_uint_eq(pkey_ipoib_partitions(e.sm, ip, 1), 2);
+	ck_assert_uint_eq(pkey_ipoib_partitions(e.sm->parts, ip, 1), 2);
 	/* members counted over the fabric's end ports */
-	ck_assert_uint_eq(pkey_partitions(e.sm, info, 4), 3);
+	ck_assert_uint_eq(pkey_partitions(e.sm->parts, info, 4), 3);
 	ck_assert_str_eq(info[1].name, "Storage");
 	ck_assert_uint_eq(info[0].full, 7); /* 5 CA ports and 2 switches */
 	ck_assert_uint_eq(info[1].full, 2);
@@ -279,9 +289,11 @@ START_TEST(t_limited_default)
 	check(&e, "h2", 1, N(0x7fff));
 	check(&e, "h3", 1, N(0x7fff, 0x0010));
 	check(&e, "leaf1", 0, N(0x7fff));
-	ck_assert_uint_eq(pkey_common(e.sm, mport(&e, "h2", 1), mport(&e, "h3", 1), 0), 0);
-	ck_assert_uint_eq(pkey_common(e.sm, mport(&e, "h2", 1), mport(&e, "h1", 1), 0), 0x7fff);
-	ck_assert_uint_eq(pkey_common(e.sm, mport(&e, "h1", 1), mport(&e, "h2", 1), 0), 0xffff);
+	ck_assert_uint_eq(pkey_common(e.sm->parts, mport(&e, "h2", 1), mport(&e, "h3", 1), 0), 0);
+	ck_assert_uint_eq(pkey_common(e.sm->parts, mport(&e, "h2", 1), mport(&e, "h1", 1), 0),
+			  0x7fff);
+	ck_assert_uint_eq(pkey_common(e.sm->parts, mport(&e, "h1", 1), mport(&e, "h2", 1), 0),
+			  0xffff);
 	simenv_fini(&e);
 }
 END_TEST
@@ -321,9 +333,10 @@ START_TEST(t_allow_both)
 	sweep(&e);
 	check(&e, "h2", 1, N(0xffff, 0x8040, 0x0040));
 	check(&e, "leaf1", 2, N(0xffff, 0x8040, 0x0040));
-	ck_assert(pkey_member(e.sm, mport(&e, "h2", 1), 0x40, &full));
+	ck_assert(pkey_member(e.sm->parts, mport(&e, "h2", 1), 0x40, &full));
 	ck_assert(full);
-	ck_assert_uint_eq(pkey_common(e.sm, mport(&e, "h2", 1), mport(&e, "h3", 1), 0x40), 0x8040);
+	ck_assert_uint_eq(pkey_common(e.sm->parts, mport(&e, "h2", 1), mport(&e, "h3", 1), 0x40),
+			  0x8040);
 	simenv_fini(&e);
 }
 END_TEST
@@ -352,7 +365,7 @@ START_TEST(t_enforcement_modes)
 	sweep(&e);
 	check_enforce(&e, "leaf1", 1, 0, 0);
 	check_want(&e, "leaf1", 1, NULL, 0);
-	pkey_get_counters(e.sm, &c);
+	pkey_get_counters(e.sm->parts, &c);
 	ck_assert_uint_eq(c.sets, 0);
 	ck_assert_uint_eq(pkey_sets(&e), 0);
 	simenv_fini(&e);
@@ -399,8 +412,8 @@ START_TEST(t_partition_cap)
 	check(&e, "leaf1", 0, N(0xffff));
 	check_enforce(&e, "leaf1", 3, 0, 0);
 	check_want(&e, "leaf1", 3, NULL, 0);
-	ck_assert(!pkey_member(e.sm, mport(&e, "h3", 1), 0x13f, NULL));
-	ck_assert(pkey_member(e.sm, mport(&e, "h3", 1), 0x13e, NULL));
+	ck_assert(!pkey_member(e.sm->parts, mport(&e, "h3", 1), 0x13f, NULL));
+	ck_assert(pkey_member(e.sm->parts, mport(&e, "h3", 1), 0x13e, NULL));
 	simenv_fini(&e);
 
 	/* 40 P_Keys fit the CA but not the switch port */
@@ -424,10 +437,10 @@ START_TEST(t_steady_state)
 		  "A=0x10 : ALL_CAS=full;\nB=0x11 : ALL_CAS;\n");
 	sweep(&e);
 	ck_assert_uint_gt(pkey_sets(&e), 0);
-	pkey_get_counters(e.sm, &c0);
+	pkey_get_counters(e.sm->parts, &c0);
 	fakefab_reset_counts(e.ff);
 	sweep(&e);
-	pkey_get_counters(e.sm, &c1);
+	pkey_get_counters(e.sm->parts, &c1);
 	ck_assert_uint_eq(pkey_sets(&e), 0);
 	ck_assert_uint_eq(c1.gets, c0.gets);
 	ck_assert_uint_eq(c1.sets, c0.sets);
@@ -459,7 +472,7 @@ START_TEST(t_indexes_kept)
 				(unsigned long)h2, (unsigned long)h2));
 	sweep(&e);
 	check(&e, "h2", 1, N(0x7fff, 0x8005, 0x8020));
-	pkey_get_counters(e.sm, &c);
+	pkey_get_counters(e.sm->parts, &c);
 	ck_assert_uint_eq(c.gets, 14);
 
 	/* a partition removed leaves a hole rather than moving the others */
@@ -493,7 +506,7 @@ START_TEST(t_reload_bad_file)
 	/* a bad file: errors with file:line, nothing changes */
 	write_parts(&e, "Default=0x7fff:ALL=full;\nA=0x10 : 0x%lx=fool;\nB=0x11, x : ALL;\n",
 		    (unsigned long)h3);
-	ck_assert_int_eq(pkey_load(e.sm, path, &errs), 2);
+	ck_assert_int_eq(pkey_load(e.sm->parts, path, &errs), 2);
 	ck_assert_uint_eq(errs.n, 2);
 	snprintf(want, sizeof(want), "%s:2: bad membership 'fool' (full, limited or both)", path);
 	ck_assert_str_eq(errs.msg[0], want);
@@ -508,10 +521,10 @@ START_TEST(t_reload_bad_file)
 	ck_assert_uint_eq(pkey_sets(&e), 0);
 
 	/* an unreadable one too */
-	ck_assert_int_lt(pkey_load(e.sm, e.dir, &errs), 0);
+	ck_assert_int_lt(pkey_load(e.sm->parts, e.dir, &errs), 0);
 	ck_assert_uint_eq(errs.n, 1);
 	conf_errors_free(&errs);
-	ck_assert_str_eq(pkey_source(e.sm), path);
+	ck_assert_str_eq(pkey_source(e.sm->parts), path);
 
 	/* a good change takes effect at the next sweep */
 	load_ok(&e, write_parts(&e, "Default=0x7fff:ALL=full;\nA=0x10 : 0x%lx;\n",
@@ -536,14 +549,14 @@ START_TEST(t_mgroups)
 		  "Storage=0x10, ipoib, rate=6, sl=1, qkey=0x42 :\n"
 		  "  mgid=ff15:601b::16\n"
 		  "  ALL_CAS;\n");
-	ck_assert_uint_eq(pkey_ipoib_partitions(e.sm, ip, 8), 3);
+	ck_assert_uint_eq(pkey_ipoib_partitions(e.sm->parts, ip, 8), 3);
 	ck_assert_uint_eq(ip[0].scope, 2);
 	ck_assert_uint_eq(ip[1].scope, 5);
 	ck_assert_uint_eq(ip[2].pkey, 0x8010);
 	ck_assert_uint_eq(ip[2].rate, 6);
 	ck_assert_uint_eq(ip[2].sl, 1);
 	ck_assert_uint_eq(ip[2].qkey, 0x42);
-	ck_assert_uint_eq(pkey_mgroups(e.sm, g, 8), 5);
+	ck_assert_uint_eq(pkey_mgroups(e.sm->parts, g, 8), 5);
 	/* one group per scope of the partition, the nibble set */
 	ck_assert_uint_eq(g[0].mgid[1], 0x12);
 	ck_assert_uint_eq(g[1].mgid[1], 0x15);
@@ -563,8 +576,104 @@ START_TEST(t_mgroups)
 	ck_assert_uint_eq(g[4].mgid[5], 0x10);
 	ck_assert_uint_eq(g[4].qkey, 0x42);
 	ck_assert_uint_eq(g[4].rate, 6);
-	ck_assert_uint_eq(pkey_mgroups(e.sm, g, 2), 5);
+	ck_assert_uint_eq(pkey_mgroups(e.sm->parts, g, 2), 5);
 	simenv_fini(&e);
+}
+END_TEST
+
+/* --- the partitions alone: a tiny model and a file, no SM --- */
+
+/* a node of the tiny model, its ports read in the model's generation */
+static struct ibsm_node *tiny_node(struct ibsm_fabric *f, uint8_t type, uint8_t nports,
+				   uint64_t guid)
+{
+	struct ibsm_nodeinfo ni = {.node_type = type, .num_ports = nports, .node_guid = guid,
+				   .port_guid = type == IBSM_NODE_SWITCH ? guid : guid + 0x10,
+				   .partition_cap = 8};
+	struct ibsm_node *n;
+	unsigned p;
+	bool created;
+
+	n = fabric_node_get(f, &ni, &created);
+	for (p = 0; p <= nports; p++) {
+		n->ports[p].have_pi = true;
+		n->ports[p].gen = f->gen;
+		if (!p || type == IBSM_NODE_SWITCH)
+			continue;
+		/* reached by the SM: a path of its own (the model frees it) */
+		n->ports[p].path = calloc(1, sizeof(*n->ports[p].path));
+		fabric_port_set_guid(f, &n->ports[p], guid + 0x10 * p);
+	}
+	return n;
+}
+
+/* the table pt wants on p equals want[0..n) */
+static void check_tiny(const struct ibsm_partitions *pt, const struct ibsm_port *p,
+		       const uint16_t *want, size_t n)
+{
+	size_t got, i;
+	const uint16_t *t = pkey_table(pt, p, &got);
+
+	ck_assert_uint_eq(got, n);
+	for (i = 0; i < n; i++)
+		ck_assert_msg(t[i] == want[i], "index %zu: 0x%04x, want 0x%04x", i, t[i], want[i]);
+}
+
+/* a partitions.conf in TMPDIR (mkstemp); the caller removes it */
+static char *tmp_parts(const char *text)
+{
+	const char *dir = getenv("TMPDIR");
+	char *path;
+	FILE *f;
+	int fd;
+
+	ck_assert_int_gt(asprintf(&path, "%s/test_pkey.XXXXXX", dir && *dir ? dir : "/tmp"), 0);
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+	return path;
+}
+
+START_TEST(t_without_sm)
+{
+	struct ibsm_fabric f;
+	struct ibsm_conf *conf = conf_new();
+	struct conf_errors errs = {0};
+	struct ibsm_partitions *pt;
+	struct ibsm_node *h1, *h2;
+	bool full = true;
+	char *path;
+
+	fabric_init(&f);
+	fabric_new_gen(&f);
+	tiny_node(&f, IBSM_NODE_SWITCH, 4, 0x100);
+	h1 = tiny_node(&f, IBSM_NODE_CA, 1, 0x201);
+	h2 = tiny_node(&f, IBSM_NODE_CA, 1, 0x202);
+	pkey_del(NULL);
+	pt = pkey_new(&f, &conf, 0x211);
+	/* before any file: the default partition, every port a full member */
+	ck_assert_ptr_null(pkey_source(pt));
+	ck_assert(pkey_member(pt, &h2->ports[1], 0x7fff, &full) && full);
+	path = tmp_parts("Default=0x7fff : ALL=limited, SELF=full ;\n"
+			 "storage=0x10 : 0x0000000000000211=full, 0x0000000000000212 ;\n");
+	ck_assert_int_eq(pkey_load(pt, path, &errs), 0);
+	ck_assert_str_eq(pkey_source(pt), path);
+	check_tiny(pt, &h1->ports[1], N(0xffff, 0x8010));
+	check_tiny(pt, &h2->ports[1], N(0x7fff, 0x0010));
+	ck_assert(pkey_member(pt, &h2->ports[1], 0x10, &full) && !full);
+	ck_assert_uint_eq(pkey_common(pt, &h1->ports[1], &h2->ports[1], 0x10), 0x8010);
+	ck_assert_uint_eq(pkey_common(pt, &h2->ports[1], &h1->ports[1], 0), 0x7fff);
+	/* the switch's port 0 is ALL: a limited member of the default partition */
+	ck_assert(pkey_member(pt, &fabric_node_find(&f, 0x100)->ports[0], 0x7fff, &full) && !full);
+	pkey_del(pt);
+	unlink(path);
+	free(path);
+	conf_errors_free(&errs);
+	conf_del(conf);
+	fabric_fini(&f);
 }
 END_TEST
 
@@ -587,6 +696,7 @@ int main(void)
 	tcase_add_test(tc, t_indexes_kept);
 	tcase_add_test(tc, t_reload_bad_file);
 	tcase_add_test(tc, t_mgroups);
+	tcase_add_test(tc, t_without_sm);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

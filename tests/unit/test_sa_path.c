@@ -58,20 +58,20 @@ enum { H1, H2, H3, H4, SW1, SW2, SW3, NNODES };
 static struct simenv e;
 
 /* partitions are the test's own (--wrap): a CA that shares none with other CAs */
-uint16_t __real_pkey_common(const struct ibsm_sm *sm, const struct ibsm_port *a,
+uint16_t __real_pkey_common(const struct ibsm_partitions *pt, const struct ibsm_port *a,
 			    const struct ibsm_port *b, uint16_t want);
-uint16_t __wrap_pkey_common(const struct ibsm_sm *sm, const struct ibsm_port *a,
+uint16_t __wrap_pkey_common(const struct ibsm_partitions *pt, const struct ibsm_port *a,
 			    const struct ibsm_port *b, uint16_t want);
 
 static uint64_t isolated; /* node GUID, 0: none */
 
-uint16_t __wrap_pkey_common(const struct ibsm_sm *sm, const struct ibsm_port *a,
+uint16_t __wrap_pkey_common(const struct ibsm_partitions *pt, const struct ibsm_port *a,
 			    const struct ibsm_port *b, uint16_t want)
 {
 	if (isolated && (a->node->guid == isolated) != (b->node->guid == isolated) &&
 	    !node_is_switch(a->node) && !node_is_switch(b->node))
 		return 0;
-	return __real_pkey_common(sm, a, b, want);
+	return __real_pkey_common(pt, a, b, want);
 }
 
 /* --- fabric --- */

@@ -41,9 +41,9 @@
 
 /* --- the wrapped partition and multicast questions --- */
 
-uint16_t __real_pkey_common(const struct ibsm_sm *sm, const struct ibsm_port *a,
+uint16_t __real_pkey_common(const struct ibsm_partitions *pt, const struct ibsm_port *a,
 			    const struct ibsm_port *b, uint16_t want);
-uint16_t __wrap_pkey_common(const struct ibsm_sm *sm, const struct ibsm_port *a,
+uint16_t __wrap_pkey_common(const struct ibsm_partitions *pt, const struct ibsm_port *a,
 			    const struct ibsm_port *b, uint16_t want);
 bool __real_mcast_mft_entry(const struct ibsm_sm *sm, const struct ibsm_node *sw, uint16_t mlid,
 			    uint16_t *mask, unsigned position);
@@ -53,13 +53,13 @@ bool __wrap_mcast_mft_entry(const struct ibsm_sm *sm, const struct ibsm_node *sw
 /* a node whose ports share a partition with switch ports only (0: none) */
 static uint64_t isolated;
 
-uint16_t __wrap_pkey_common(const struct ibsm_sm *sm, const struct ibsm_port *a,
+uint16_t __wrap_pkey_common(const struct ibsm_partitions *pt, const struct ibsm_port *a,
 			    const struct ibsm_port *b, uint16_t want)
 {
 	if (isolated && (a->node->guid == isolated) != (b->node->guid == isolated) &&
 	    !node_is_switch(a->node) && !node_is_switch(b->node))
 		return 0;
-	return __real_pkey_common(sm, a, b, want);
+	return __real_pkey_common(pt, a, b, want);
 }
 
 /* multicast entries the tests hand out: switch, MLID, position, mask */
@@ -735,7 +735,7 @@ static size_t pkey_blocks(const struct simenv *e)
 
 		for (p = node_is_switch(nd) ? 0 : 1; p <= nd->nports; p++)
 			if ((node_is_switch(nd) || nd->ports[p].lid) &&
-			    pkey_table(e->sm, &nd->ports[p], &n))
+			    pkey_table(e->sm->parts, &nd->ports[p], &n))
 				total += (n + 31) / 32;
 	}
 	return total;
@@ -774,7 +774,7 @@ START_TEST(t_pkey_qos_records)
 		ck_assert_ptr_nonnull(lp);
 		p = &lp->node->ports[sa_get(d, r, IBSM_PKR_PORT)];
 		ck_assert(node_is_switch(p->node) || p == lp);
-		tbl = pkey_table(e.sm, p, &n);
+		tbl = pkey_table(e.sm->parts, p, &n);
 		ck_assert_uint_gt(n, b * 32);
 		for (k = 0; k < 32 && b * 32 + k < n; k++)
 			ck_assert_uint_eq(t[2 * k] << 8 | t[2 * k + 1], tbl[b * 32 + k]);
