@@ -869,7 +869,8 @@ void sm_del(struct ibsm_sm *sm)
 		sm->job = NULL;
 	}
 	smstate_fini(sm);
-	sa_fini(sm);
+	sa_del(sm->sa);
+	sm->sa = NULL;
 	if (sm->sweep) {
 		/* cancelled SMPs still reference the sweep: let them drain first */
 		xport_cancel_all(sm->xport);
@@ -943,7 +944,7 @@ int sm_start(struct ibsm_sm *sm)
 	}
 	log_info("routing engines: %s", router_chain(sm->router));
 	smstate_init(sm);
-	sa_init(sm);
+	sm->sa = sa_new(sm);
 	if (sm->conf->sweep_interval > 0) {
 		tv.tv_sec = sm->conf->sweep_interval;
 		tv.tv_usec = 0;

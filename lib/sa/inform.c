@@ -577,7 +577,7 @@ void sa_inform_report_resp(struct ibsm_sm *sm, const uint8_t *mad, size_t len,
 			s->failures = 0;
 }
 
-void sa_inform_init(struct ibsm_sm *sm)
+struct sa_informs *sa_inform_new(struct ibsm_sm *sm)
 {
 	struct sa_informs *st = xcalloc(1, sizeof(*st));
 
@@ -585,12 +585,11 @@ void sa_inform_init(struct ibsm_sm *sm)
 	TAILQ_INIT(&st->subs);
 	TAILQ_INIT(&st->queue);
 	TAILQ_INIT(&st->inflight);
-	sm->sa->informs = st;
+	return st;
 }
 
-void sa_inform_fini(struct ibsm_sm *sm)
+void sa_inform_del(struct sa_informs *st)
 {
-	struct sa_informs *st = sm->sa ? sm->sa->informs : NULL;
 	struct report *rp;
 
 	if (!st)
@@ -607,5 +606,4 @@ void sa_inform_fini(struct ibsm_sm *sm)
 	while (!TAILQ_EMPTY(&st->subs))
 		sub_del(st, TAILQ_FIRST(&st->subs));
 	free(st);
-	sm->sa->informs = NULL;
 }

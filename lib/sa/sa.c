@@ -331,26 +331,28 @@ static void sa_request(void *arg, const uint8_t *in, size_t len, const struct ib
 	sa_resp_fini(&r);
 }
 
-void sa_init(struct ibsm_sm *sm)
+struct ibsm_sa *sa_new(struct ibsm_sm *sm)
 {
 	struct rmpp_params p = RMPP_PARAMS_DEFAULT;
+	struct ibsm_sa *sa = xcalloc(1, sizeof(*sa));
 
-	sm->sa = xcalloc(1, sizeof(*sm->sa));
-	sm->sa->rmpp = rmpp_table_new(sm->base, sm->xport, &p);
-	sa_service_init(sm);
-	sa_inform_init(sm);
+	sa->sm = sm;
+	sa->rmpp = rmpp_table_new(sm->base, sm->xport, &p);
+	sa->services = sa_service_new(sm);
+	sa->informs = sa_inform_new(sm);
+	/* requests reach sm->sa: the SM stores the handle before the loop runs again */
 	xport_register_flags(sm->xport, IBSM_CLASS_SA, sa_request, sm, XPORT_UNMATCHED_TO_HANDLER);
+	return sa;
 }
 
-void sa_fini(struct ibsm_sm *sm)
+void sa_del(struct ibsm_sa *sa)
 {
-	if (!sm->sa)
+	if (!sa)
 		return;
-	xport_register(sm->xport, IBSM_CLASS_SA, NULL, NULL);
-	sa_inform_fini(sm);
-	sa_service_fini(sm);
-	sa_view_fini(sm);
-	rmpp_table_del(sm->sa->rmpp);
-	free(sm->sa);
-	sm->sa = NULL;
+	xport_register(sa->sm->xport, IBSM_CLASS_SA, NULL, NULL);
+	sa_inform_del(sa->informs);
+	sa_service_del(sa->services);
+	sa_view_del(sa->view);
+	rmpp_table_del(sa->rmpp);
+	free(sa);
 }

@@ -10,39 +10,21 @@
 #include "xport.h"
 
 struct ibsm_sm;
-struct rmpp_table;
-struct sa_services;
-struct sa_informs;
-struct sa_view_state;
+struct ibsm_sa;
 
 #define IBSM_SA_QKEY 0x80010000u
 
-struct ibsm_sa_stats {
-	uint64_t errors;       /* requests answered with an error status */
-	uint64_t records;      /* records sent */
-	uint64_t rmpp_failed;  /* tables whose transfer failed */
-	uint64_t path_queries; /* PathRecord and MultiPathRecord requests */
-};
-
-struct ibsm_sa {
-	struct rmpp_table *rmpp;       /* tables being sent */
-	struct sa_services *services;  /* ServiceRecords (service.c) */
-	struct sa_informs *informs;    /* InformInfo subscriptions (inform.c) */
-	struct sa_view_state *view;    /* LID index, sweep generations (view.c) */
-	struct ibsm_sa_stats stats;
-};
-
-/* create the SA state and register the SA class handler */
-void sa_init(struct ibsm_sm *sm);
-void sa_fini(struct ibsm_sm *sm);
-
-/* --- service.c --- */
-void sa_service_init(struct ibsm_sm *sm);
-void sa_service_fini(struct ibsm_sm *sm);
+/*
+ * The SA of sm: its state (service records, subscriptions, tables being
+ * sent) and the SA class handler on sm's transport. The SA answers from
+ * the whole SM (model, routes, partitions, groups), so it takes sm; the SM
+ * holds the handle (sm->sa) and keeps it while the transport lives.
+ */
+struct ibsm_sa *sa_new(struct ibsm_sm *sm);
+/* unregister the handler and free the state; NULL is ignored */
+void sa_del(struct ibsm_sa *sa);
 
 /* --- inform.c: subscriptions and Reports --- */
-void sa_inform_init(struct ibsm_sm *sm);
-void sa_inform_fini(struct ibsm_sm *sm);
 /* a ReportResp arrived */
 void sa_inform_report_resp(struct ibsm_sm *sm, const uint8_t *mad, size_t len,
 			   const struct ibsm_mad_addr *from);

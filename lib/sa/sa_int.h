@@ -18,6 +18,34 @@
 
 struct ibsm_sm;
 struct ibsm_port;
+struct rmpp_table;
+struct sa_services;
+struct sa_informs;
+struct sa_view_state;
+
+struct ibsm_sa_stats {
+	uint64_t errors;       /* requests answered with an error status */
+	uint64_t records;      /* records sent */
+	uint64_t rmpp_failed;  /* tables whose transfer failed */
+	uint64_t path_queries; /* PathRecord and MultiPathRecord requests */
+};
+
+/* the SA's state (sa.c owns it, each part its own file's) */
+struct ibsm_sa {
+	struct ibsm_sm *sm;            /* not owned */
+	struct rmpp_table *rmpp;       /* tables being sent */
+	struct sa_services *services;  /* ServiceRecords (service.c) */
+	struct sa_informs *informs;    /* InformInfo subscriptions (inform.c) */
+	struct sa_view_state *view;    /* LID index, sweep generations (view.c), made on use */
+	struct ibsm_sa_stats stats;
+};
+
+/* service.c: the ServiceRecord store of sm's SA */
+struct sa_services *sa_service_new(struct ibsm_sm *sm);
+void sa_service_del(struct sa_services *st);
+/* inform.c: the InformInfo subscriptions and Reports of sm's SA */
+struct sa_informs *sa_inform_new(struct ibsm_sm *sm);
+void sa_inform_del(struct sa_informs *st);
 
 /* one SA request, checked */
 struct sa_req {

@@ -336,25 +336,22 @@ static void svc_get(struct sa_req *q, struct sa_resp *r)
 SA_FAMILY(sa_family_service, IBSM_SA_ATTR_SERVICE_RECORD,
 	  .get = svc_get, .set = svc_set, .del = svc_delete);
 
-void sa_service_init(struct ibsm_sm *sm)
+struct sa_services *sa_service_new(struct ibsm_sm *sm)
 {
 	struct sa_services *st = xcalloc(1, sizeof(*st));
 
 	st->sm = sm;
 	TAILQ_INIT(&st->list);
 	u64map_init(&st->per_port);
-	sm->sa->services = st;
+	return st;
 }
 
-void sa_service_fini(struct ibsm_sm *sm)
+void sa_service_del(struct sa_services *st)
 {
-	struct sa_services *st = sm->sa ? sm->sa->services : NULL;
-
 	if (!st)
 		return;
 	while (!TAILQ_EMPTY(&st->list))
 		svc_del(TAILQ_FIRST(&st->list));
 	u64map_fini(&st->per_port);
 	free(st);
-	sm->sa->services = NULL;
 }

@@ -58,13 +58,12 @@ static struct sa_view_state *state(struct ibsm_sm *sm)
 	return sm->sa->view;
 }
 
-void sa_view_fini(struct ibsm_sm *sm)
+void sa_view_del(struct sa_view_state *s)
 {
-	if (!sm->sa || !sm->sa->view)
+	if (!s)
 		return;
-	free(sm->sa->view->lids);
-	free(sm->sa->view);
-	sm->sa->view = NULL;
+	free(s->lids);
+	free(s);
 }
 
 /* --- generations --- */

@@ -15,6 +15,8 @@
 
 struct ibsm_sm;
 struct sa_req;
+struct sa_resp;
+struct sa_view_state;
 
 /* what one request sees of the model, fixed when it starts */
 struct sa_view {
@@ -50,7 +52,7 @@ bool sa_lid_owned(const struct ibsm_port *lp, uint16_t lid);
 /* the port owning lid (switch port 0 or an end port), NULL if none */
 struct ibsm_port *sa_port_by_lid(struct ibsm_sm *sm, uint16_t lid);
 
-/* drop the LID index (sa_fini) */
-void sa_view_fini(struct ibsm_sm *sm);
+/* free the view's state: the LID index (sa_del); NULL is ignored */
+void sa_view_del(struct sa_view_state *s);
 
 #endif
