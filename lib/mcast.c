@@ -1675,7 +1675,7 @@ void mcast_get_stats(const struct ibsm_sm *sm, struct mcast_stats *st)
 
 /* --- lifecycle --- */
 
-void mcast_init(struct ibsm_sm *sm)
+struct ibsm_mcast *mcast_new(struct ibsm_sm *sm)
 {
 	struct ibsm_mcast *m = xcalloc(1, sizeof(*m));
 
@@ -1691,12 +1691,11 @@ void mcast_init(struct ibsm_sm *sm)
 	m->pass_ev = evtimer_new(sm->base, pass_cb, m);
 	if (!m->pass_ev)
 		fatalx("cannot create the multicast timer");
-	sm->mcast = m;
+	return m;
 }
 
-void mcast_fini(struct ibsm_sm *sm)
+void mcast_del(struct ibsm_mcast *m)
 {
-	struct ibsm_mcast *m = sm->mcast;
 	uint32_t i;
 	size_t pos = 0;
 	void *v;
@@ -1705,7 +1704,7 @@ void mcast_fini(struct ibsm_sm *sm)
 		return;
 	if (m->pass) {
 		/* its SMPs point at it: fail them first */
-		xport_cancel_all(sm->xport);
+		xport_cancel_all(m->sm->xport);
 		free(m->pass);
 	}
 	event_free(m->pass_ev);
@@ -1727,5 +1726,4 @@ void mcast_fini(struct ibsm_sm *sm)
 	free(m->by_mlid);
 	free(m->row_dirty);
 	free(m);
-	sm->mcast = NULL;
 }

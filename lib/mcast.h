@@ -28,9 +28,14 @@ struct ibsm_port;
 #define IBSM_JOIN_SENDONLY      0x4
 #define IBSM_JOIN_SENDONLY_FULL 0x8
 
-/* create the multicast state (sm_new) / free it (sm_del, after the sweep is gone) */
-void mcast_init(struct ibsm_sm *sm);
-void mcast_fini(struct ibsm_sm *sm);
+/*
+ * The multicast groups of sm and the MFTs that carry them (sm_new). They
+ * take sm: joins check its configuration and partitions and report to its
+ * SA, and the MFT passes run on its sweep engine.
+ */
+struct ibsm_mcast *mcast_new(struct ibsm_sm *sm);
+/* free them (sm_del, after the sweep is gone); NULL is ignored */
+void mcast_del(struct ibsm_mcast *m);
 /* after every sweep (sm.c): members whose port went away leave, the IPoIB
  * groups exist, and pending changes are programmed by a multicast pass */
 void mcast_sweep_done(struct ibsm_sm *sm, bool heavy);

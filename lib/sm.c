@@ -836,7 +836,7 @@ struct ibsm_sm *sm_new(struct event_base *base, struct ibsm_conf *conf, struct i
 	fabric_init(&sm->fabric);
 	u64map_init(&sm->region_seeds);
 	sm->parts = pkey_new(&sm->fabric, &sm->conf, port_guid);
-	mcast_init(sm);
+	sm->mcast = mcast_new(sm);
 	events_init(&sm->events, 1000);
 	snprintf(sm->routing.engine, sizeof(sm->routing.engine), "none");
 	path = conf->cache_dir ? xasprintf("%s/guid2lid", conf->cache_dir) : NULL;
@@ -878,7 +878,8 @@ void sm_del(struct ibsm_sm *sm)
 		free(sm->sweep);
 		sm->sweep = NULL;
 	}
-	mcast_fini(sm);
+	mcast_del(sm->mcast);
+	sm->mcast = NULL;
 	pkey_del(sm->parts);
 	event_free(sm->start_ev);
 	event_free(sm->light_timer);
