@@ -29,14 +29,14 @@
 #include "fabric.h"
 #include "log.h"
 #include "routing.h"
-#include "sm.h"
+#include "conf.h"
 #include "util.h"
 
 #define HOPS_NONE 0xff
 
 /* the nodes in OpenSM's order, the switches among them and a LID index */
 struct dump_view {
-	const struct ibsm_sm *sm;
+	const struct dump_model *m;
 	struct ibsm_node **nodes;
 	uint32_t nnodes;
 	struct ibsm_node **sws;
@@ -70,14 +70,14 @@ static void view_fini(struct dump_view *v)
 	free(v->hops);
 }
 
-static void view_init(struct dump_view *v, const struct ibsm_sm *sm)
+static void view_init(struct dump_view *v, const struct dump_model *m)
 {
-	const struct ibsm_fabric *f = &sm->fabric;
+	const struct ibsm_fabric *f = m->fabric;
 	uint32_t i, top = 0;
 	unsigned p;
 
 	memset(v, 0, sizeof(*v));
-	v->sm = sm;
+	v->m = m;
 	v->nnodes = f->nnodes;
 	v->nodes = xcalloc(f->nnodes ? f->nnodes : 1, sizeof(*v->nodes));
 	if (f->nnodes)
@@ -136,7 +136,7 @@ static const struct ibsm_port *view_lid_owner(const struct dump_view *v, uint32_
 
 static uint32_t view_swidx(const struct dump_view *v, const struct ibsm_node *n)
 {
-	if (!node_is_switch(n) || n->index >= v->sm->fabric.nnodes)
+	if (!node_is_switch(n) || n->index >= v->m->fabric->nnodes)
 		return UINT32_MAX;
 	return v->swidx[n->index];
 }
@@ -254,9 +254,9 @@ static int lft_held(const struct ibsm_node *n, uint32_t lid)
 }
 
 /* the LIDs a switch forwards: 0..LinearFDBTop as it last reported it */
-static uint32_t lft_top(const struct ibsm_sm *sm, const struct ibsm_node *n)
+static uint32_t lft_top(const struct dump_model *m, const struct ibsm_node *n)
 {
-	uint32_t top = n->have_si ? n->si.lft_top : sm->max_lid;
+	uint32_t top = n->have_si ? n->si.lft_top : m->max_lid;
 
 	return MIN(top, (uint32_t)IBSM_MAX_UCAST_LID);
 }
@@ -322,7 +322,7 @@ static void lst_end(FILE *f, const struct dump_view *v, const struct ibsm_port *
 {
 	const struct ibsm_node *n = p->node;
 	const struct ibsm_port *lp = lid_port(p);
-	bool is_sm = v->sm->sm_lid && lp->lid == v->sm->sm_lid;
+	bool is_sm = v->m->sm_lid && lp->lid == v->m->sm_lid;
 
 	fprintf(f,
 		"{ %s%s Ports:%02X SystemGUID:%016" PRIx64 " NodeGUID:%016" PRIx64
@@ -400,13 +400,13 @@ static const char *speed_str(const struct ibsm_port *p)
 	}
 }
 
-int dump_subnet_lst(const struct ibsm_sm *sm, FILE *f)
+int dump_subnet_lst(const struct dump_model *m, FILE *f)
 {
 	struct dump_view v;
 	uint32_t i;
 	unsigned p;
 
-	view_init(&v, sm);
+	view_init(&v, m);
 	for (i = 0; i < v.nnodes; i++) {
 		const struct ibsm_node *n = v.nodes[i];
 
@@ -441,13 +441,13 @@ static const char *type_long(uint8_t type)
 	}
 }
 
-int dump_lfts(const struct ibsm_sm *sm, FILE *f)
+int dump_lfts(const struct dump_model *m, FILE *f)
 {
 	struct dump_view v;
 	char **dest; /* per LID: what follows "0x0001 001 # ", the same for every switch */
 	uint32_t i, lid;
 
-	view_init(&v, sm);
+	view_init(&v, m);
 	dest = xcalloc(v.nlids, sizeof(*dest));
 	for (lid = 1; lid < v.nlids; lid++) {
 		const struct ibsm_port *dst = v.by_lid[lid];
@@ -459,7 +459,7 @@ int dump_lfts(const struct ibsm_sm *sm, FILE *f)
 	}
 	for (i = 0; i < v.nsw; i++) {
 		const struct ibsm_node *n = v.sws[i];
-		uint32_t top = lft_top(sm, n);
+		uint32_t top = lft_top(m, n);
 
 		fprintf(f, "Unicast lids [0-%u] of switch Lid %u guid 0x%016" PRIx64 " ('%s'):\n",
 			top, n->ports[0].lid, n->guid, n->desc);
@@ -492,7 +492,7 @@ int dump_lfts(const struct ibsm_sm *sm, FILE *f)
 static void fdbs_switch(FILE *f, const struct dump_view *v, uint32_t s)
 {
 	const struct ibsm_node *n = v->sws[s];
-	uint32_t top = lft_top(v->sm, n), lid;
+	uint32_t top = lft_top(v->m, n), lid;
 
 	fprintf(f, "dump_ucast_routes: Switch 0x%016" PRIx64 "\nLID    : Port : Hops : Optimal\n",
 		n->guid);
@@ -533,13 +533,13 @@ static void fdbs_switch(FILE *f, const struct dump_view *v, uint32_t s)
 	}
 }
 
-int dump_fdbs(const struct ibsm_sm *sm, FILE *f)
+int dump_fdbs(const struct dump_model *m, FILE *f)
 {
 	struct dump_view v;
 	uint32_t s;
 	int err;
 
-	view_init(&v, sm);
+	view_init(&v, m);
 	err = view_hops(&v);
 	if (err < 0) {
 		view_fini(&v);
@@ -553,7 +553,7 @@ int dump_fdbs(const struct ibsm_sm *sm, FILE *f)
 
 /* --- opensm.mcfdbs --- */
 
-int dump_mcfdbs(const struct ibsm_sm *sm, FILE *f)
+int dump_mcfdbs(const struct dump_model *m, FILE *f)
 {
 	/*
 	 * OpenSM writes a switch's "Switch 0x..." / "LID    : Out Port(s)"
@@ -561,14 +561,14 @@ int dump_mcfdbs(const struct ibsm_sm *sm, FILE *f)
 	 * the file is empty, as OpenSM's is on a fabric without groups; ibdmchk
 	 * -m reads it as "0 Multicast Fdb entries".
 	 */
-	(void)sm;
+	(void)m;
 	return stream_status(f);
 }
 
 /* --- files --- */
 
-static int dump_one(const struct ibsm_sm *sm, const char *dir, const char *name,
-		    int (*fn)(const struct ibsm_sm *, FILE *))
+static int dump_one(const struct dump_model *m, const char *dir, const char *name,
+		    int (*fn)(const struct dump_model *, FILE *))
 {
 	struct atomic_file af;
 	char *path = xasprintf("%s/%s", dir, name);
@@ -579,7 +579,7 @@ static int dump_one(const struct ibsm_sm *sm, const char *dir, const char *name,
 	free(path);
 	if (err < 0)
 		return err;
-	err = fn(sm, af.f);
+	err = fn(m, af.f);
 	if (err < 0) {
 		atomic_file_abort(&af);
 		return err;
@@ -587,11 +587,11 @@ static int dump_one(const struct ibsm_sm *sm, const char *dir, const char *name,
 	return atomic_file_commit(&af);
 }
 
-int dump_write_all(const struct ibsm_sm *sm, const char *dir, bool tables)
+int dump_write_all(const struct dump_model *m, const char *dir, bool tables)
 {
 	static const struct {
 		const char *name;
-		int (*fn)(const struct ibsm_sm *, FILE *);
+		int (*fn)(const struct dump_model *, FILE *);
 	} files[] = {
 	    {DUMP_SUBNET_LST, dump_subnet_lst},
 	    {DUMP_LFTS, dump_lfts},
@@ -608,10 +608,51 @@ int dump_write_all(const struct ibsm_sm *sm, const char *dir, bool tables)
 	for (i = 0; i < ARRAY_SIZE(files); i++) {
 		if (i > 0 && !tables)
 			break;
-		err = dump_one(sm, dir, files[i].name, files[i].fn);
+		err = dump_one(m, dir, files[i].name, files[i].fn);
 		if (err < 0 && !first)
 			first = err;
 	}
 	log_debug("dump files written to %s in %" PRIu64 " ms", dir, now_ms() - t0);
 	return first;
+}
+
+/* --- after sweeps --- */
+
+struct ibsm_dump {
+	bool tables_dumped; /* the table files were written since start */
+};
+
+struct ibsm_dump *dump_new(void)
+{
+	return xcalloc(1, sizeof(struct ibsm_dump));
+}
+
+void dump_del(struct ibsm_dump *d)
+{
+	free(d);
+}
+
+int dump_after_sweep(struct ibsm_dump *d, const struct dump_model *m, const struct ibsm_conf *c,
+		     bool changed)
+{
+	static struct ratelimit rl = RATELIMIT_INIT(2, 1);
+	bool tables;
+	int err;
+
+	if (!c->dump_files_dir || !c->dump_files_dir[0])
+		return 0;
+	/*
+	 * The table dumps grow as switches x LIDs (45 MB at 1,300 nodes): as
+	 * OpenSM, write them only when asked for (dump_tables, or log_flags
+	 * 0x40), and then only when the tables or the fabric changed; the
+	 * subnet list every time.
+	 */
+	tables = (c->dump_tables || (c->log_flags & 0x40)) && (!d->tables_dumped || changed);
+	err = dump_write_all(m, c->dump_files_dir, tables);
+	if (err == 0 && tables)
+		d->tables_dumped = true;
+	if (err < 0)
+		log_rl(&rl, IBSM_LOG_WARN, "cannot write dump files in %s: %s", c->dump_files_dir,
+		       strerror(-err));
+	return err;
 }

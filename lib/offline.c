@@ -301,7 +301,7 @@ static int dump(struct ibsm_sm *sm, const struct ibsm_topo *t, const struct ibsm
 	if (r == 0)
 		r = atomic_file_open(&af, path);
 	if (r == 0) {
-		r = dump_lfts(sm, af.f);
+		r = dump_lfts(&(struct dump_model){&sm->fabric, sm->sm_lid, sm->max_lid}, af.f);
 		r = r < 0 ? (atomic_file_abort(&af), r) : atomic_file_commit(&af);
 	}
 	if (r < 0)

@@ -35,7 +35,6 @@
 #include "xport.h"
 
 static struct ratelimit sweep_rl = RATELIMIT_INIT(20, 5);
-static struct ratelimit dump_rl = RATELIMIT_INIT(2, 1);
 
 static void sweep_begin(struct ibsm_sm *sm, bool heavy, bool region);
 static void sweep_finish(struct sweep *sw);
@@ -580,24 +579,11 @@ static void sweep_finish(struct sweep *sw)
 		if (err < 0)
 			log_warnx("cannot save guid2mkey: %s", strerror(-err));
 		/* OpenSM's dump files, for tools made for OpenSM; never fatal */
-		if (sm->conf->dump_files_dir && sm->conf->dump_files_dir[0]) {
-			/*
-			 * The table dumps grow as switches x LIDs (45 MB at 1,300
-			 * nodes): as OpenSM, write them only when asked for
-			 * (dump_tables, or log_flags 0x40), and then only when the
-			 * tables or the fabric changed; the subnet list every time.
-			 */
-			bool tables = (sm->conf->dump_tables || (sm->conf->log_flags & 0x40)) &&
-				      (!sm->tables_dumped || res.blocks_sent || res.nodes_added ||
-				       res.nodes_removed || res.lids_changed);
-
-			err = dump_write_all(sm, sm->conf->dump_files_dir, tables);
-			if (err == 0 && tables)
-				sm->tables_dumped = true;
-			if (err < 0)
-				log_rl(&dump_rl, IBSM_LOG_WARN, "cannot write dump files in %s: %s",
-				       sm->conf->dump_files_dir, strerror(-err));
-		}
+		dump_after_sweep(sm->dump,
+				 &(struct dump_model){&sm->fabric, sm->sm_lid, sm->max_lid},
+				 sm->conf,
+				 res.blocks_sent || res.nodes_added || res.nodes_removed ||
+					 res.lids_changed);
 		if (res.ok) {
 			sm->failed_in_row = 0;
 			/* a retry of an earlier incomplete sweep has nothing left to do */
@@ -837,6 +823,7 @@ struct ibsm_sm *sm_new(struct event_base *base, struct ibsm_conf *conf, struct i
 	u64map_init(&sm->region_seeds);
 	sm->parts = pkey_new(&sm->fabric, &sm->conf, port_guid);
 	sm->mcast = mcast_new(sm);
+	sm->dump = dump_new();
 	events_init(&sm->events, 1000);
 	snprintf(sm->routing.engine, sizeof(sm->routing.engine), "none");
 	path = conf->cache_dir ? xasprintf("%s/guid2lid", conf->cache_dir) : NULL;
@@ -892,6 +879,7 @@ void sm_del(struct ibsm_sm *sm)
 	conf_del(sm->deferred_conf);
 	lidmgr_del(sm->lids);
 	mkeys_del(sm->mkeys);
+	dump_del(sm->dump);
 	fabric_fini(&sm->fabric);
 	u64map_fini(&sm->region_seeds);
 	events_fini(&sm->events);

@@ -32,6 +32,7 @@ struct ibsm_sa;
 struct ibsm_partitions;
 struct ibsm_mcast;
 struct ibsm_smstate;
+struct ibsm_dump;
 
 /* what one sweep did */
 struct ibsm_sweep_result {
@@ -102,7 +103,7 @@ struct ibsm_sm {
 	struct event *hold_timer;      /* batches traps */
 	struct event *retry_timer;     /* heavy sweep after a failed one */
 	unsigned failed_in_row;
-	bool tables_dumped;            /* LFT dump files written since start */
+	struct ibsm_dump *dump;        /* owned: OpenSM's dump files (dump.c) */
 
 	struct ibsm_topo *topo;        /* snapshot the routes were computed on */
 	struct ibsm_routes *routes;    /* last routes programmed */

@@ -71,14 +71,23 @@ static void env_fini(struct simenv *e)
 	simenv_fini(e);
 }
 
-static char *capture(int (*fn)(const struct ibsm_sm *, FILE *), const struct ibsm_sm *sm)
+/* what the SM of e writes its dump files from */
+static const struct dump_model *model(const struct simenv *e)
+{
+	static struct dump_model m;
+
+	m = (struct dump_model){&e->sm->fabric, e->sm->sm_lid, e->sm->max_lid};
+	return &m;
+}
+
+static char *capture(int (*fn)(const struct dump_model *, FILE *), const struct dump_model *m)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(fn(sm, f), 0);
+	ck_assert_int_eq(fn(m, f), 0);
 	ck_assert_int_eq(fclose(f), 0);
 	return buf;
 }
@@ -138,7 +147,7 @@ START_TEST(t_subnet_lst)
 	FILE *f;
 
 	env_init(&e, NULL);
-	got = capture(dump_subnet_lst, e.sm);
+	got = capture(dump_subnet_lst, model(&e));
 	/* the first line spelled out, as OpenSM 3.3.23 writes it */
 	snprintf(first, sizeof(first),
 		 "{ SW Ports:04 SystemGUID:0000000000000100 NodeGUID:0000000000000100 "
@@ -194,7 +203,7 @@ START_TEST(t_lfts)
 	env_init(&e, NULL);
 	top = e.sm->max_lid;
 	ck_assert_uint_eq(top, 5);
-	got = capture(dump_lfts, e.sm);
+	got = capture(dump_lfts, model(&e));
 	f = open_memstream(&want, &len);
 	for (i = 0; i < ARRAY_SIZE(order); i++) {
 		int n = order[i];
@@ -240,7 +249,7 @@ START_TEST(t_fdbs)
 
 	env_init(&e, NULL);
 	check_lids(&e);
-	got = capture(dump_fdbs, e.sm);
+	got = capture(dump_fdbs, model(&e));
 	/* sw1: h1 on port 1; h2 two hops over sw2 (port 3); itself; sw2, sw3 next door */
 	n = snprintf(want, sizeof(want),
 		     "dump_ucast_routes: Switch 0x0000000000000100\n"
@@ -289,7 +298,7 @@ START_TEST(t_detours_and_unknown)
 	sw1->lft[lid_of(&e, SW2)] = 1;
 	sw1->lft[lid_of(&e, SW3)] = 0xff;
 	sw2->lft_known[0] = 0;
-	got = capture(dump_fdbs, e.sm);
+	got = capture(dump_fdbs, model(&e));
 	snprintf(line, sizeof(line),
 		 "Switch 0x0000000000000100\nLID    : Port : Hops : Optimal\n"
 		 "0x0001 : 001  : 01   : yes\n"
@@ -306,7 +315,7 @@ START_TEST(t_detours_and_unknown)
 	ck_assert_msg(strstr(got, line) != NULL, "opensm.fdbs:\n%s", got);
 	free(got);
 
-	got = capture(dump_lfts, e.sm);
+	got = capture(dump_lfts, model(&e));
 	snprintf(line, sizeof(line),
 		 "Unicast lids [0-5] of switch Lid 3 guid 0x0000000000000002 ('sw2'):\n"
 		 "5 lids dumped\n");
@@ -319,10 +328,10 @@ START_TEST(t_detours_and_unknown)
 	free(sw2->lft_known);
 	sw2->lft = sw2->lft_known = NULL;
 	sw2->lft_len = 0;
-	got = capture(dump_lfts, e.sm);
+	got = capture(dump_lfts, model(&e));
 	ck_assert_msg(strstr(got, line) != NULL, "opensm-lfts.dump:\n%s", got);
 	free(got);
-	got = capture(dump_mcfdbs, e.sm);
+	got = capture(dump_mcfdbs, model(&e));
 	ck_assert_str_eq(got, "");
 	free(got);
 	env_fini(&e);
@@ -332,8 +341,8 @@ END_TEST
 START_TEST(t_write_all)
 {
 	static const char *const names[] = {DUMP_SUBNET_LST, DUMP_LFTS, DUMP_FDBS, DUMP_MCFDBS};
-	static int (*const fns[])(const struct ibsm_sm *, FILE *) = {dump_subnet_lst, dump_lfts,
-								     dump_fdbs, dump_mcfdbs};
+	static int (*const fns[])(const struct dump_model *, FILE *) = {
+		dump_subnet_lst, dump_lfts, dump_fdbs, dump_mcfdbs};
 	struct simenv e;
 	char path[256], dir[200];
 	char *got, *want;
@@ -346,13 +355,13 @@ START_TEST(t_write_all)
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
 		got = simenv_slurp(path, NULL);
-		want = capture(fns[i], e.sm);
+		want = capture(fns[i], model(&e));
 		ck_assert_msg(!strcmp(got, want), "%s differs from %s's output", path, names[i]);
 		free(got);
 		free(want);
 		ck_assert_int_eq(unlink(path), 0);
 	}
-	ck_assert_int_eq(dump_write_all(e.sm, dir, true), 0);
+	ck_assert_int_eq(dump_write_all(model(&e), dir, true), 0);
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
 		ck_assert_int_eq(access(path, R_OK), 0);
@@ -366,9 +375,9 @@ START_TEST(t_write_all)
 	f = fopen(path, "w");
 	ck_assert_ptr_nonnull(f);
 	fclose(f);
-	ck_assert_int_lt(dump_write_all(e.sm, path, true), 0);
+	ck_assert_int_lt(dump_write_all(model(&e), path, true), 0);
 	snprintf(dir, sizeof(dir), "%s/plain/sub", e.dir);
-	ck_assert_int_lt(dump_write_all(e.sm, dir, true), 0);
+	ck_assert_int_lt(dump_write_all(model(&e), dir, true), 0);
 	/* and a sweep with an unwritable directory still ends well */
 	free(e.sm->conf->dump_files_dir);
 	e.sm->conf->dump_files_dir = strdup(dir);
@@ -396,6 +405,70 @@ START_TEST(t_disabled)
 }
 END_TEST
 
+/* the dump files of a tiny model (a switch, two CAs), without an SM */
+START_TEST(t_after_sweep_alone)
+{
+	static const char *const tables[] = {DUMP_LFTS, DUMP_FDBS, DUMP_MCFDBS};
+	const char *tmpdir = getenv("TMPDIR");
+	struct ibsm_conf *c = conf_new();
+	struct ibsm_fabric f;
+	struct ibsm_dump *d;
+	struct dump_model m = {&f, 1, 3};
+	char dir[256], path[300];
+	uint64_t g;
+	size_t i;
+
+	fabric_init(&f);
+	fabric_new_gen(&f);
+	for (g = 1; g <= 3; g++) {
+		struct ibsm_nodeinfo ni = {.node_type = g == 1 ? IBSM_NODE_SWITCH : IBSM_NODE_CA,
+					   .num_ports = g == 1 ? 2 : 1, .node_guid = 0x100 + g,
+					   .port_guid = 0x100 + g, .local_port = g == 1 ? 0 : 1};
+		struct ibsm_node *n = fabric_node_get(&f, &ni, &(bool){false});
+		struct ibsm_port *p = &n->ports[g == 1 ? 0 : 1];
+
+		p->lid = (uint16_t)g;
+		p->gen = f.gen;
+		if (g > 1)
+			fabric_link(&f, p, &fabric_node_find(&f, 0x101)->ports[g - 1]);
+	}
+	snprintf(dir, sizeof(dir), "%s/ibsmd-dump-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	dump_del(NULL);
+	d = dump_new();
+	/* no dump_files_dir: nothing, and no error */
+	ck_assert_int_eq(dump_after_sweep(d, &m, c, true), 0);
+	c->dump_files_dir = strdup(dir);
+	c->dump_tables = true;
+	/* the first time: every file */
+	ck_assert_int_eq(dump_after_sweep(d, &m, c, false), 0);
+	snprintf(path, sizeof(path), "%s/%s", dir, DUMP_SUBNET_LST);
+	ck_assert_int_eq(access(path, R_OK), 0);
+	for (i = 0; i < ARRAY_SIZE(tables); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, tables[i]);
+		ck_assert_int_eq(unlink(path), 0);
+	}
+	/* nothing changed: the subnet list only */
+	ck_assert_int_eq(dump_after_sweep(d, &m, c, false), 0);
+	for (i = 0; i < ARRAY_SIZE(tables); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, tables[i]);
+		ck_assert_int_ne(access(path, F_OK), 0);
+	}
+	/* a change: the tables again */
+	ck_assert_int_eq(dump_after_sweep(d, &m, c, true), 0);
+	for (i = 0; i < ARRAY_SIZE(tables); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, tables[i]);
+		ck_assert_int_eq(unlink(path), 0);
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, DUMP_SUBNET_LST);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(rmdir(dir), 0);
+	dump_del(d);
+	conf_del(c);
+	fabric_fini(&f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("dump");
@@ -410,6 +483,7 @@ int main(void)
 	tcase_add_test(tc, t_detours_and_unknown);
 	tcase_add_test(tc, t_write_all);
 	tcase_add_test(tc, t_disabled);
+	tcase_add_test(tc, t_after_sweep_alone);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
