@@ -76,7 +76,7 @@ struct ibsm_mkeys {
 	struct ratelimit rl;
 };
 
-struct ibsm_mkeys *mkeys_new(const char *path)
+struct ibsm_mkeys *mkey_new(const char *path)
 {
 	struct ibsm_mkeys *m = xcalloc(1, sizeof(*m));
 
@@ -88,7 +88,7 @@ struct ibsm_mkeys *mkeys_new(const char *path)
 	return m;
 }
 
-void mkeys_del(struct ibsm_mkeys *m)
+void mkey_del(struct ibsm_mkeys *m)
 {
 	if (!m)
 		return;
@@ -118,7 +118,7 @@ static void ent_add(struct ibsm_mkeys *m, uint64_t guid, uint64_t key, unsigned 
 	m->n++;
 }
 
-int mkeys_lookup(const struct ibsm_mkeys *m, uint64_t port_guid, uint64_t *key)
+int mkey_lookup(const struct ibsm_mkeys *m, uint64_t port_guid, uint64_t *key)
 {
 	const struct mkey_ent *e = ent_get(m, port_guid);
 
@@ -128,7 +128,7 @@ int mkeys_lookup(const struct ibsm_mkeys *m, uint64_t port_guid, uint64_t *key)
 	return 0;
 }
 
-void mkeys_set(struct ibsm_mkeys *m, uint64_t port_guid, uint64_t key)
+void mkey_set(struct ibsm_mkeys *m, uint64_t port_guid, uint64_t key)
 {
 	struct mkey_ent *e;
 
@@ -146,12 +146,12 @@ void mkeys_set(struct ibsm_mkeys *m, uint64_t port_guid, uint64_t key)
 	m->common_valid = false;
 }
 
-size_t mkeys_count(const struct ibsm_mkeys *m)
+size_t mkey_count(const struct ibsm_mkeys *m)
 {
 	return m->n;
 }
 
-const struct ibsm_mkey_stats *mkeys_stats(const struct ibsm_mkeys *m)
+const struct ibsm_mkey_stats *mkey_stats(const struct ibsm_mkeys *m)
 {
 	return &m->st;
 }
@@ -174,7 +174,7 @@ static int parse_line(void *ctx, const uint64_t *v, unsigned lineno, char *why, 
 	return 0;
 }
 
-int mkeys_load_stream(struct ibsm_mkeys *m, FILE *f, const char *name, struct conf_errors *errs)
+int mkey_load_stream(struct ibsm_mkeys *m, FILE *f, const char *name, struct conf_errors *errs)
 {
 	static const char *const names[2] = {"guid", "m_key"};
 	int r = guidfile_read(f, name, names, 2, parse_line, m, errs);
@@ -187,7 +187,7 @@ int mkeys_load_stream(struct ibsm_mkeys *m, FILE *f, const char *name, struct co
 	return r;
 }
 
-int mkeys_load(struct ibsm_mkeys *m, struct conf_errors *errs)
+int mkey_load(struct ibsm_mkeys *m, struct conf_errors *errs)
 {
 	FILE *f;
 	int r;
@@ -206,7 +206,7 @@ int mkeys_load(struct ibsm_mkeys *m, struct conf_errors *errs)
 		m->bad_lines = true;
 		return r;
 	}
-	r = mkeys_load_stream(m, f, m->path, errs);
+	r = mkey_load_stream(m, f, m->path, errs);
 	fclose(f);
 	return r;
 }
@@ -218,7 +218,7 @@ static int cmp_ent(const void *a, const void *b)
 	return x->guid < y->guid ? -1 : x->guid > y->guid;
 }
 
-char *mkeys_format(const struct ibsm_mkeys *m, size_t *len)
+char *mkey_format(const struct ibsm_mkeys *m, size_t *len)
 {
 	struct mkey_ent *sorted;
 	char *buf, *p;
@@ -240,7 +240,7 @@ char *mkeys_format(const struct ibsm_mkeys *m, size_t *len)
 	return buf;
 }
 
-int mkeys_save(struct ibsm_mkeys *m)
+int mkey_save(struct ibsm_mkeys *m)
 {
 	char *buf, *bad;
 	size_t len;
@@ -259,7 +259,7 @@ int mkeys_save(struct ibsm_mkeys *m)
 		free(bad);
 		m->bad_lines = false;
 	}
-	buf = mkeys_format(m, &len);
+	buf = mkey_format(m, &len);
 	/* M_Keys are secrets: only the SM's user reads them */
 	err = write_file_atomic_mode(m->path, buf, len, 0600);
 	free(buf);
@@ -373,10 +373,10 @@ uint64_t mkey_for_smp(const struct ibsm_sm *sm, const struct sreq *q,
 	if (!sm->conf->m_key_lookup)
 		return sm->conf->m_key;
 	/* the SM's own port is known by its GUID before anything was read */
-	if (!q->guid && !q->from_guid && mkeys_lookup(sm->mkeys, sm->port_guid, &key) == 0)
+	if (!q->guid && !q->from_guid && mkey_lookup(sm->mkeys, sm->port_guid, &key) == 0)
 		return key;
 	p = target_port(sm, q, path);
-	if (p && p->guid && mkeys_lookup(sm->mkeys, p->guid, &key) == 0)
+	if (p && p->guid && mkey_lookup(sm->mkeys, p->guid, &key) == 0)
 		return key;
 	if (!q->guid)
 		return unknown_port_key(sm);
@@ -389,7 +389,7 @@ uint64_t mkey_port_key(const struct ibsm_sm *sm, const struct ibsm_port *p)
 	uint64_t key;
 
 	if (sm->conf->m_key_lookup && holder->guid &&
-	    mkeys_lookup(sm->mkeys, holder->guid, &key) == 0)
+	    mkey_lookup(sm->mkeys, holder->guid, &key) == 0)
 		return key;
 	return sm->conf->m_key;
 }
@@ -425,7 +425,7 @@ static bool rekey_produce(struct sweep *sw)
 		struct sreq q = {
 		    .guid = p->node->guid, .port = p->num, .kind = SR_PI_CONFIG, .rekey = true};
 
-		if (!p->guid || mkeys_lookup(sm->mkeys, p->guid, &key) < 0 ||
+		if (!p->guid || mkey_lookup(sm->mkeys, p->guid, &key) < 0 ||
 		    key == sm->conf->m_key)
 			continue;
 		if (!link_desired_portinfo(sm, p, &want))
@@ -607,7 +607,7 @@ void mkey_smp_done(struct ibsm_sm *sm, const struct sreq *q, bool heavy,
 		return;
 	if (q->kind == SR_PI_CONFIG || q->kind == SR_PI_ACTIVE) {
 		uint64_t old;
-		bool known = mkeys_lookup(m, p->guid, &old) == 0;
+		bool known = mkey_lookup(m, p->guid, &old) == 0;
 
 		/*
 		 * An accepted Set wrote mkey_port_key(): the key the store has,
@@ -618,16 +618,16 @@ void mkey_smp_done(struct ibsm_sm *sm, const struct sreq *q, bool heavy,
 			return;
 		if (!known || old != sm->conf->m_key)
 			m->st.written++;
-		mkeys_set(m, p->guid, sm->conf->m_key);
+		mkey_set(m, p->guid, sm->conf->m_key);
 	} else if (q->kind == SR_PORTINFO) {
 		uint64_t old;
 
 		portinfo_decode(data, &pi);
 		/* a port shows its key at level 0, or to a requester holding it */
-		if (!pi.mkey || (mkeys_lookup(m, p->guid, &old) == 0 && old == pi.mkey))
+		if (!pi.mkey || (mkey_lookup(m, p->guid, &old) == 0 && old == pi.mkey))
 			return;
 		m->st.learned++;
-		mkeys_set(m, p->guid, pi.mkey);
+		mkey_set(m, p->guid, pi.mkey);
 	}
 }
 
@@ -635,7 +635,7 @@ uint64_t mkey_guid_key(const struct ibsm_sm *sm, uint64_t port_guid)
 {
 	uint64_t key;
 
-	if (sm->conf->m_key_lookup && mkeys_lookup(sm->mkeys, port_guid, &key) == 0)
+	if (sm->conf->m_key_lookup && mkey_lookup(sm->mkeys, port_guid, &key) == 0)
 		return key;
 	return sm->conf->m_key;
 }

@@ -39,27 +39,27 @@ struct ibsm_mkey_stats {
 };
 
 /* path: guid2mkey file (NULL: no persistence) */
-struct ibsm_mkeys *mkeys_new(const char *path);
-void mkeys_del(struct ibsm_mkeys *m);
+struct ibsm_mkeys *mkey_new(const char *path);
+void mkey_del(struct ibsm_mkeys *m);
 /*
  * Read the file. Missing is not an error (0). Each bad line is added to
  * errs as "path:line: reason" and skipped; returns the number of bad
  * lines, or -errno when unreadable. A file with bad lines is kept as
  * guid2mkey.bad at the next save, so no key typed by hand is lost.
  */
-int mkeys_load(struct ibsm_mkeys *m, struct conf_errors *errs);
+int mkey_load(struct ibsm_mkeys *m, struct conf_errors *errs);
 /* the same from a stream (name for the messages), e.g. a buffer */
-int mkeys_load_stream(struct ibsm_mkeys *m, FILE *f, const char *name, struct conf_errors *errs);
+int mkey_load_stream(struct ibsm_mkeys *m, FILE *f, const char *name, struct conf_errors *errs);
 /* the store as guid2mkey text, sorted by GUID (malloc'ed, NUL-terminated) */
-char *mkeys_format(const struct ibsm_mkeys *m, size_t *len);
+char *mkey_format(const struct ibsm_mkeys *m, size_t *len);
 /* write the store atomically if it changed; 0 or -errno */
-int mkeys_save(struct ibsm_mkeys *m);
+int mkey_save(struct ibsm_mkeys *m);
 /* the key a port holds as far as the store knows: 0 and *key, or -ENOENT */
-int mkeys_lookup(const struct ibsm_mkeys *m, uint64_t port_guid, uint64_t *key);
+int mkey_lookup(const struct ibsm_mkeys *m, uint64_t port_guid, uint64_t *key);
 /* remember the key a port holds */
-void mkeys_set(struct ibsm_mkeys *m, uint64_t port_guid, uint64_t key);
-size_t mkeys_count(const struct ibsm_mkeys *m);
-const struct ibsm_mkey_stats *mkeys_stats(const struct ibsm_mkeys *m);
+void mkey_set(struct ibsm_mkeys *m, uint64_t port_guid, uint64_t key);
+size_t mkey_count(const struct ibsm_mkeys *m);
+const struct ibsm_mkey_stats *mkey_stats(const struct ibsm_mkeys *m);
 
 /* --- the sweep's side (sm.c calls these for every SMP) --- */
 

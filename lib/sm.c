@@ -575,7 +575,7 @@ static void sweep_finish(struct sweep *sw)
 		err = lidmgr_save(sm->lids);
 		if (err < 0 && err != -EUCLEAN)
 			log_warnx("cannot save guid2lid: %s", strerror(-err));
-		err = mkeys_save(sm->mkeys);
+		err = mkey_save(sm->mkeys);
 		if (err < 0)
 			log_warnx("cannot save guid2mkey: %s", strerror(-err));
 		/* OpenSM's dump files, for tools made for OpenSM; never fatal */
@@ -830,7 +830,7 @@ struct ibsm_sm *sm_new(struct event_base *base, struct ibsm_conf *conf, struct i
 	sm->lids = lidmgr_new(path);
 	free(path);
 	path = conf->cache_dir ? xasprintf("%s/guid2mkey", conf->cache_dir) : NULL;
-	sm->mkeys = mkeys_new(path);
+	sm->mkeys = mkey_new(path);
 	free(path);
 	sm->router = router_new(conf->plugin_dir ? conf->plugin_dir : PKGLIBDIR);
 	sm->start_ev = evtimer_new(base, start_cb, sm);
@@ -878,7 +878,7 @@ void sm_del(struct ibsm_sm *sm)
 	router_del(sm->router);
 	conf_del(sm->deferred_conf);
 	lidmgr_del(sm->lids);
-	mkeys_del(sm->mkeys);
+	mkey_del(sm->mkeys);
 	dump_del(sm->dump);
 	fabric_fini(&sm->fabric);
 	u64map_fini(&sm->region_seeds);
@@ -911,7 +911,7 @@ int sm_start(struct ibsm_sm *sm)
 		log_warnx("cannot read guid2lid: %s", strerror(-r));
 	conf_errors_free(&errs);
 	errs = (struct conf_errors){0};
-	r = mkeys_load(sm->mkeys, &errs);
+	r = mkey_load(sm->mkeys, &errs);
 	for (i = 0; i < errs.n; i++)
 		log_warnx("%s", errs.msg[i]);
 	if (r > 0)
@@ -946,7 +946,7 @@ int sm_start(struct ibsm_sm *sm)
 int sm_save(struct ibsm_sm *sm)
 {
 	int r = lidmgr_save(sm->lids);
-	int rk = mkeys_save(sm->mkeys);
+	int rk = mkey_save(sm->mkeys);
 
 	if (r == -EUCLEAN)
 		r = 0;

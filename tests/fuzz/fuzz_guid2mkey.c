@@ -16,12 +16,12 @@
 
 static struct ibsm_mkeys *read_buf(const void *data, size_t len, struct conf_errors *errs, int *r)
 {
-	struct ibsm_mkeys *m = mkeys_new(NULL);
+	struct ibsm_mkeys *m = mkey_new(NULL);
 	FILE *f = len ? fmemopen((void *)(uintptr_t)data, len, "r") : NULL;
 
 	*r = 0;
 	if (f) {
-		*r = mkeys_load_stream(m, f, "fuzz", errs);
+		*r = mkey_load_stream(m, f, "fuzz", errs);
 		fclose(f);
 	}
 	return m;
@@ -44,28 +44,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	m = read_buf(data, len, &errs, &r);
 	if (r < 0 || (size_t)r != errs.n)
 		abort(); /* a buffer cannot fail to read; one message per bad line */
-	text = mkeys_format(m, &tlen);
+	text = mkey_format(m, &tlen);
 	if (strlen(text) != tlen)
 		abort();
 	m2 = read_buf(text, tlen, &errs2, &r2);
-	if (r2 != 0 || errs2.n || mkeys_count(m2) != mkeys_count(m))
+	if (r2 != 0 || errs2.n || mkey_count(m2) != mkey_count(m))
 		abort();
 	/* every entry read back with its key: compare through the text of both */
 	{
 		size_t tlen2;
-		char *text2 = mkeys_format(m2, &tlen2);
+		char *text2 = mkey_format(m2, &tlen2);
 
 		if (tlen2 != tlen || memcmp(text, text2, tlen) != 0)
 			abort();
 		free(text2);
 	}
-	if (mkeys_count(m) && mkeys_lookup(m, strtoull(text, NULL, 16), &k1) == 0 &&
-	    (mkeys_lookup(m2, strtoull(text, NULL, 16), &k2) != 0 || k1 != k2))
+	if (mkey_count(m) && mkey_lookup(m, strtoull(text, NULL, 16), &k1) == 0 &&
+	    (mkey_lookup(m2, strtoull(text, NULL, 16), &k2) != 0 || k1 != k2))
 		abort();
 	free(text);
 	conf_errors_free(&errs);
 	conf_errors_free(&errs2);
-	mkeys_del(m);
-	mkeys_del(m2);
+	mkey_del(m);
+	mkey_del(m2);
 	return 0;
 }

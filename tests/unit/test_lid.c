@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "fabric.h"
 #include "lid.h"
 #include "log.h"
 #include "util.h"
@@ -1031,6 +1032,68 @@ START_TEST(t_atomic_write)
 }
 END_TEST
 
+/* the ports of a model that get LIDs, as requests: no SM, a tiny model */
+START_TEST(t_requests_from_model)
+{
+	struct ibsm_conf *c = conf_new();
+	struct ibsm_fabric f;
+	struct ibsm_lidmgr *m;
+	struct lid_request *reqs;
+	struct ibsm_port **owners;
+	struct ibsm_node *sw, *ca;
+	size_t n;
+	unsigned p;
+
+	fabric_init(&f);
+	fabric_new_gen(&f);
+	sw = fabric_node_get(&f, &(struct ibsm_nodeinfo){.node_type = IBSM_NODE_SWITCH,
+							   .num_ports = 2, .node_guid = 0x100,
+							   .port_guid = 0x100},
+			     &(bool){false});
+	ca = fabric_node_get(&f, &(struct ibsm_nodeinfo){.node_type = IBSM_NODE_CA,
+							   .num_ports = 3, .node_guid = 0x200,
+							   .port_guid = 0x201, .local_port = 1},
+			     &(bool){false});
+	for (p = 0; p <= 2; p++)
+		sw->ports[p] = (struct ibsm_port){.node = sw, .num = (uint8_t)p, .have_pi = true,
+						  .gen = f.gen, .guid = p ? 0 : 0x100};
+	for (p = 1; p <= 3; p++) {
+		ca->ports[p].have_pi = true;
+		ca->ports[p].gen = f.gen;
+		fabric_port_set_guid(&f, &ca->ports[p], 0x200 + p);
+	}
+	ca->ports[1].pi.lid = 8;     /* held now: the request says so */
+	ca->ports[2].gen = f.gen - 1; /* not seen this sweep: no request */
+	ca->ports[3].have_pi = false; /* never read: none either */
+	c->lmc = 1;
+	n = lidmgr_requests(&f, c, &reqs, &owners);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_ptr_eq(owners[0], &sw->ports[0]);
+	ck_assert_uint_eq(reqs[0].guid, 0x100);
+	ck_assert_uint_eq(reqs[0].lmc, 0); /* switches: LMC 0 without lmc_esp0 */
+	ck_assert_ptr_eq(owners[1], &ca->ports[1]);
+	ck_assert_uint_eq(reqs[1].guid, 0x201);
+	ck_assert_uint_eq(reqs[1].cur_lid, 8);
+	ck_assert_uint_eq(reqs[1].lmc, 1);
+	/* and the store takes them: the CA keeps its aligned LID */
+	lidmgr_del(NULL);
+	m = lidmgr_new(NULL);
+	ck_assert_int_eq(lidmgr_assign(m, reqs, n, 0), 0);
+	ck_assert_uint_eq(reqs[1].lid, 8);
+	ck_assert_uint_ne(reqs[0].lid, 0);
+	lidmgr_del(m);
+	free(reqs);
+	free(owners);
+	c->lmc_esp0 = true;
+	n = lidmgr_requests(&f, c, &reqs, &owners);
+	ck_assert_uint_eq(reqs[0].lmc, 1);
+	free(reqs);
+	free(owners);
+	conf_del(c);
+	fabric_fini(&f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("lid");
@@ -1064,6 +1127,7 @@ int main(void)
 	tcase_add_test(ta, t_reserved_absent);
 	tcase_add_test(ta, t_reassign);
 	tcase_add_test(ta, t_invalid_requests);
+	tcase_add_test(ta, t_requests_from_model);
 	suite_add_tcase(s, ta);
 
 	tcase_add_checked_fixture(tl, setup, teardown);

@@ -155,10 +155,10 @@ START_TEST(t_store_file)
 	snprintf(path, sizeof(path), "%s/guid2mkey", dir);
 	snprintf(bad, sizeof(bad), "%s.bad", path);
 	/* a missing file is fine */
-	m = mkeys_new(path);
-	ck_assert_int_eq(mkeys_load(m, &errs), 0);
+	m = mkey_new(path);
+	ck_assert_int_eq(mkey_load(m, &errs), 0);
 	ck_assert_uint_eq(errs.n, 0);
-	mkeys_del(m);
+	mkey_del(m);
 	write_file(path, "# keys\n"
 			 "0x0000000000000010 0x1122334455667788\n\n"
 			 "0x20 0x0\n"
@@ -169,8 +169,8 @@ START_TEST(t_store_file)
 			 "0x10 0x99\n"
 			 "0x50 zz\n"
 			 "  0x0000000000000060   0x0000000000000006   # comment\n");
-	m = mkeys_new(path);
-	r = mkeys_load(m, &errs);
+	m = mkey_new(path);
+	r = mkey_load(m, &errs);
 	ck_assert_int_eq(r, 6);
 	ck_assert_uint_eq(errs.n, 6);
 	ck_assert_msg(strstr(errs.msg[0], "guid2mkey:5:") && strstr(errs.msg[0], "bad guid"), "%s",
@@ -184,18 +184,18 @@ START_TEST(t_store_file)
 	ck_assert_msg(strstr(errs.msg[5], "guid2mkey:10: bad m_key"), "%s", errs.msg[5]);
 	conf_errors_free(&errs);
 	/* the good lines are used */
-	ck_assert_uint_eq(mkeys_count(m), 3);
-	ck_assert_int_eq(mkeys_lookup(m, 0x10, &key), 0);
+	ck_assert_uint_eq(mkey_count(m), 3);
+	ck_assert_int_eq(mkey_lookup(m, 0x10, &key), 0);
 	ck_assert_uint_eq(key, KEY_A);
-	ck_assert_int_eq(mkeys_lookup(m, 0x20, &key), 0);
+	ck_assert_int_eq(mkey_lookup(m, 0x20, &key), 0);
 	ck_assert_uint_eq(key, 0);
-	ck_assert_int_eq(mkeys_lookup(m, 0x60, &key), 0);
+	ck_assert_int_eq(mkey_lookup(m, 0x60, &key), 0);
 	ck_assert_uint_eq(key, 6);
-	ck_assert_int_eq(mkeys_lookup(m, 0x30, &key), -ENOENT);
-	mkeys_set(m, 0x70, KEY_B);
+	ck_assert_int_eq(mkey_lookup(m, 0x30, &key), -ENOENT);
+	mkey_set(m, 0x70, KEY_B);
 	/* saved clean in OpenSM's format; the admin's file is kept beside it */
-	ck_assert_int_eq(mkeys_save(m), 0);
-	mkeys_del(m);
+	ck_assert_int_eq(mkey_save(m), 0);
+	mkey_del(m);
 	text = simenv_slurp(bad, NULL);
 	ck_assert_ptr_nonnull(strstr(text, "0x50 zz"));
 	free(text);
@@ -205,14 +205,14 @@ START_TEST(t_store_file)
 			       "0x0000000000000060 0x0000000000000006\n\n"
 			       "0x0000000000000070 0x0badc0ffee000001\n\n");
 	free(text);
-	m = mkeys_new(path);
-	ck_assert_int_eq(mkeys_load(m, &errs), 0);
-	ck_assert_uint_eq(mkeys_count(m), 4);
+	m = mkey_new(path);
+	ck_assert_int_eq(mkey_load(m, &errs), 0);
+	ck_assert_uint_eq(mkey_count(m), 4);
 	/* nothing changed: nothing written */
 	unlink(path);
-	ck_assert_int_eq(mkeys_save(m), 0);
+	ck_assert_int_eq(mkey_save(m), 0);
 	ck_assert_int_eq(access(path, F_OK), -1);
-	mkeys_del(m);
+	mkey_del(m);
 	/* a file of binary junk: every line an error, no crash */
 	{
 		FILE *f = fopen(path, "w");
@@ -222,10 +222,10 @@ START_TEST(t_store_file)
 			fputc((i * 131) % 256, f);
 		fclose(f);
 	}
-	m = mkeys_new(path);
-	ck_assert_int_gt(mkeys_load(m, &errs), 0);
+	m = mkey_new(path);
+	ck_assert_int_gt(mkey_load(m, &errs), 0);
 	conf_errors_free(&errs);
-	mkeys_del(m);
+	mkey_del(m);
 	unlink(path);
 	unlink(bad);
 	rmdir(dir);
@@ -483,7 +483,7 @@ START_TEST(t_rekey_answer_lost)
 	}
 	ck_assert_msg(e.last.ok, "%s", e.last.reason);
 	check_keys(&e, KEY_B, 2);
-	ck_assert_int_eq(mkeys_lookup(e.sm->mkeys, fakefab_port_guid(e.ff, spine1, 0), &key), 0);
+	ck_assert_int_eq(mkey_lookup(e.sm->mkeys, fakefab_port_guid(e.ff, spine1, 0), &key), 0);
 	ck_assert_uint_eq(key, KEY_B);
 	/* and it stays settled */
 	fakefab_reset_counts(e.ff);
@@ -492,6 +492,42 @@ START_TEST(t_rekey_answer_lost)
 	ck_assert(e.last.ok);
 	ck_assert_uint_eq(fakefab_counts(e.ff)->mkey_refused, 0);
 	simenv_fini(&e);
+}
+END_TEST
+
+/* the store alone, from a buffer: no file, no SM */
+START_TEST(t_store_stream)
+{
+	static char text[] = "0x20 0x2\n# a comment\n0x10 0x1\n0x10 0x3\n";
+	struct conf_errors errs = {0};
+	struct ibsm_mkeys *m;
+	uint64_t key;
+	size_t len;
+	char *out;
+	FILE *f;
+
+	mkey_del(NULL);
+	m = mkey_new(NULL);
+	f = fmemopen(text, strlen(text), "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(mkey_load_stream(m, f, "buf", &errs), 1);
+	fclose(f);
+	ck_assert_uint_eq(errs.n, 1);
+	ck_assert_msg(strstr(errs.msg[0], "buf:4: duplicate guid"), "%s", errs.msg[0]);
+	conf_errors_free(&errs);
+	ck_assert_uint_eq(mkey_count(m), 2);
+	ck_assert_int_eq(mkey_lookup(m, 0x10, &key), 0);
+	ck_assert_uint_eq(key, 1);
+	mkey_set(m, 0x30, 3);
+	out = mkey_format(m, &len);
+	ck_assert_str_eq(out, "0x0000000000000010 0x0000000000000001\n\n"
+			      "0x0000000000000020 0x0000000000000002\n\n"
+			      "0x0000000000000030 0x0000000000000003\n\n");
+	ck_assert_uint_eq(len, strlen(out));
+	free(out);
+	/* no path: saving is a no-op */
+	ck_assert_int_eq(mkey_save(m), 0);
+	mkey_del(m);
 }
 END_TEST
 
@@ -504,6 +540,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, t_store_file);
+	tcase_add_test(tc, t_store_stream);
 	tcase_add_test(tc, t_right_key);
 	tcase_add_test(tc, t_restart);
 	tcase_add_test(tc, t_lookup_changes_key);
