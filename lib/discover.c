@@ -79,7 +79,7 @@ bool discover_nodeinfo_valid(const struct ibsm_nodeinfo *ni, char *why, size_t l
 	else if (ni->local_port > ni->num_ports)
 		snprintf(why, len, "local port %u of %u", ni->local_port, ni->num_ports);
 	else if (ni->node_type != IBSM_NODE_SWITCH && !ni->local_port)
-		snprintf(why, len, "local port 0 on a %s", node_type_name(ni->node_type));
+		snprintf(why, len, "local port 0 on a %s", smp_node_type_name(ni->node_type));
 	else if (ni->node_type != IBSM_NODE_SWITCH && !ni->port_guid)
 		snprintf(why, len, "port guid 0");
 	else
@@ -268,7 +268,7 @@ static void on_light(struct sweep *sw, const struct sreq *q, struct ibsm_node *n
 		sw->res.changed = true;
 		sw->light_heavy = true;
 		snprintf(sw->res.reason, sizeof(sw->res.reason), "no answer from %s 0x%016" PRIx64,
-			 node_type_name(n->type), n->guid);
+			 smp_node_type_name(n->type), n->guid);
 		return;
 	}
 	if (q->kind == SR_LIGHT_SI) {
@@ -288,7 +288,7 @@ static void on_light(struct sweep *sw, const struct sreq *q, struct ibsm_node *n
 		sw->res.changed = true;
 		sw->light_heavy = true;
 		snprintf(sw->res.reason, sizeof(sw->res.reason), "sm port is %s, lid %u",
-			 port_state_name(pi.port_state), pi.lid);
+			 smp_port_state_name(pi.port_state), pi.lid);
 	}
 }
 

@@ -320,7 +320,7 @@ static void set_checked(struct sweep *sw, const struct sreq *q, struct ibsm_port
 	if (!done) {
 		sweep_error(sw, "%s: portinfo set (%s) refused, the port is %s",
 			    port_name(p, name, sizeof(name)), what,
-			    port_state_name(p->pi.port_state));
+			    smp_port_state_name(p->pi.port_state));
 		return;
 	}
 	log_debug("%s: portinfo set (%s) took effect, its answer was lost",

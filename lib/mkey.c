@@ -592,7 +592,7 @@ void mkey_smp_done(struct ibsm_sm *sm, const struct sreq *q, bool heavy,
 		sm_event(sm, "mkey_refused",
 			 "%s 0x%016" PRIx64 " \"%s\" answered its nodeinfo but not a %s: "
 			 "refused for an m_key ibsmd does not hold? (%" PRIu64 " so far)",
-			 node_type_name(n->type), n->guid, n->desc, kind_name(q->kind),
+			 smp_node_type_name(n->type), n->guid, n->desc, kind_name(q->kind),
 			 m->st.refused);
 		return;
 	}

@@ -398,8 +398,8 @@ static void on_nodeinfo(struct sweep *sw, const struct sreq *q, const uint8_t *d
 		fabric_link(f, fp, p);
 		fp->link_gen = p->link_gen = f->gen;
 		rg->links_gained++;
-		log_info("region sweep: new %s 0x%016" PRIx64 " behind %s", node_type_name(m->type),
-			 m->guid, a);
+		log_info("region sweep: new %s 0x%016" PRIx64 " behind %s",
+			 smp_node_type_name(m->type), m->guid, a);
 		rg_send(sw, &q->path, IBSM_ATTR_NODE_DESC, 0, SR_NODEDESC, m->guid, 0);
 		if (node_is_switch(m)) {
 			rg_send(sw, &q->path, IBSM_ATTR_SWITCH_INFO, 0, SR_RG_SI, m->guid, 0);

@@ -252,7 +252,7 @@ static void node_gone(void *arg, struct ibsm_node *n)
 
 	sw->res.nodes_removed++;
 	sm_event(sw->sm, "node_lost", "lost %s node 0x%016" PRIx64 " \"%s\"",
-		 node_type_name(n->type), n->guid, n->desc);
+		 smp_node_type_name(n->type), n->guid, n->desc);
 	for (p = 1; p <= n->nports; p++)
 		if (n->ports[p].pi.port_state == IBSM_PORT_ACTIVE)
 			report_gid(sw->sm, 65, &n->ports[p]);
@@ -552,12 +552,12 @@ static void sweep_finish(struct sweep *sw)
 		/* another SM configures the subnet (smstate.c): this one only read it */
 		if (!res.reason[0])
 			snprintf(res.reason, sizeof(res.reason), "%s: another sm is master",
-				 sm_state_name(sm->state));
+				 smp_sm_state_name(sm->state));
 		sm->last_heavy = res;
 		sm->last_heavy_end_ms = now_ms();
 		sm_event(sm, "sweep",
 			 "discovery as %s: %" PRIu64 " ms, %u smps, %u nodes, %u links, %u errors",
-			 sm_state_name(sm->state), res.duration_ms, res.smps, sm->fabric.nnodes,
+			 smp_sm_state_name(sm->state), res.duration_ms, res.smps, sm->fabric.nnodes,
 			 sm->fabric.nlinks, res.errors);
 	} else if (sw->heavy) {
 		res.ok = res.errors == 0 && sw->incomplete == 0 && sm->fabric.sm_port;

@@ -193,7 +193,7 @@ static void fsm(struct ibsm_smstate *st, enum smstate_event ev, uint64_t guid)
 	if (!t) {
 		log_rl(&smi_rl, IBSM_LOG_WARN,
 		       "sm state machine: event %s not expected in state %s",
-		       smstate_event_name(ev), sm_state_name(sm->state));
+		       smstate_event_name(ev), smp_sm_state_name(sm->state));
 		return;
 	}
 	st->candidate = guid;
@@ -201,11 +201,11 @@ static void fsm(struct ibsm_smstate *st, enum smstate_event ev, uint64_t guid)
 	if (old != t->new_state) {
 		if (old == IBSM_SM_MASTER)
 			sm->subnet_up = false;
-		sm_event(sm, "sm_state", "sm state %s -> %s (%s%s%s)", sm_state_name(old),
-			 sm_state_name(sm->state), smstate_event_name(ev), guid ? ", sm " : "",
+		sm_event(sm, "sm_state", "sm state %s -> %s (%s%s%s)", smp_sm_state_name(old),
+			 smp_sm_state_name(sm->state), smstate_event_name(ev), guid ? ", sm " : "",
 			 guid ? guid_str(guid) : "");
 	} else {
-		log_debug("sm state %s: %s", sm_state_name(old), smstate_event_name(ev));
+		log_debug("sm state %s: %s", smp_sm_state_name(old), smstate_event_name(ev));
 	}
 	t->action(st);
 }
@@ -271,7 +271,7 @@ static void remote_seen(struct ibsm_smstate *st, struct remote_sm *r, const stru
 {
 	if (!r->seen_ms)
 		sm_event(st->sm, "sm_found", "sm %s found: %s, priority %u", guid_str(r->guid),
-			 sm_state_name(si->state), si->priority);
+			 smp_sm_state_name(si->state), si->priority);
 	r->si = *si;
 	r->si.sm_key = 0;
 	r->alive = true;
@@ -345,7 +345,7 @@ static void poll_result(struct ibsm_smstate *st, uint64_t guid, const struct ibs
 	st->cnt.poll_failures++;
 	st->poll_failures++;
 	log_info("poll %u of master %s: %s", st->poll_failures, guid_str(guid),
-		 si ? sm_state_name(si->state) : "no answer");
+		 si ? smp_sm_state_name(si->state) : "no answer");
 	if (st->poll_failures >= (unsigned)sm->conf->polling_retry_number)
 		fsm(st, SMEV_POLL_TIMEOUT, guid);
 }
@@ -876,7 +876,7 @@ static void sminfo_request(struct ibsm_sm *sm, uint8_t *mad, const struct ibsm_m
 		log_rl(&smi_rl, IBSM_LOG_WARN,
 		       "refused sminfo set 0x%x (%s) from sm %s at lid %u in state %s: %s",
 		       h->attr_mod, ev < 0 ? "?" : smstate_event_name((unsigned)ev),
-		       guid_str(rq.guid), from->lid, sm_state_name(sm->state), why);
+		       guid_str(rq.guid), from->lid, smp_sm_state_name(sm->state), why);
 		sminfo_reply(sm, mad, from, IBSM_STATUS_INVALID_FIELD, false);
 		return;
 	}

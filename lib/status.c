@@ -58,12 +58,12 @@ static void sm_failover_json(json_t *o, const struct ibsm_sm *sm)
 		json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:s, s:I, s:b, s:b, s:I}",
 						     "guid", g, "lid", (json_int_t)ri[i].lid,
 						     "priority", (json_int_t)ri[i].priority,
-						     "state", sm_state_name(ri[i].state),
+						     "state", smp_sm_state_name(ri[i].state),
 						     "act_count", (json_int_t)ri[i].act_count,
 						     "alive", ri[i].alive, "refused", ri[i].refused,
 						     "age_ms", (json_int_t)ri[i].age_ms));
 		snprintf(one, sizeof(one), "%s%s %s prio %u lid %u%s", i ? "; " : "", g,
-			 sm_state_name(ri[i].state), ri[i].priority, ri[i].lid,
+			 smp_sm_state_name(ri[i].state), ri[i].priority, ri[i].lid,
 			 ri[i].alive ? "" : " (silent)");
 		if (strlen(line) + strlen(one) < sizeof(line))
 			strcat(line, one);
@@ -121,7 +121,7 @@ json_t *status_status(const struct ibsm_sm *sm)
 		"version", PACKAGE_VERSION,
 		"uptime_s", (json_int_t)((now_ms() - sm->start_ms) / 1000),
 		"sm",
-		"state", sm_state_name(sm->state),
+		"state", smp_sm_state_name(sm->state),
 		"priority", (json_int_t)sm->conf->sm_priority,
 		"guid", guid_json(smp ? smp->guid : sm->port_guid),
 		"lid", (json_int_t)sm->sm_lid,
@@ -160,7 +160,7 @@ json_t *status_status(const struct ibsm_sm *sm)
 
 static const char *width_name(unsigned w)
 {
-	switch (link_width_lanes(w)) {
+	switch (smp_link_width_lanes(w)) {
 	case 1:
 		return "1x";
 	case 2:
@@ -188,13 +188,13 @@ static json_t *port_json(const struct ibsm_port *p)
 		json_object_set_new(o, "lmc", json_integer(p->lmc));
 	}
 	if (p->have_pi) {
-		json_object_set_new(o, "state", json_string(port_state_name(p->pi.port_state)));
-		json_object_set_new(o, "phys", json_string(phys_state_name(p->pi.phys_state)));
+		json_object_set_new(o, "state", json_string(smp_port_state_name(p->pi.port_state)));
+		json_object_set_new(o, "phys", json_string(smp_phys_state_name(p->pi.phys_state)));
 		if (p->pi.phys_state == IBSM_PHYS_LINKUP) {
 			json_object_set_new(o, "width",
 					    json_string(width_name(p->pi.link_width_active)));
 			json_object_set_new(o, "speed",
-					    json_string(link_speed_name(p->pi.link_speed_active,
+					    json_string(smp_link_speed_name(p->pi.link_speed_active,
 									p->pi.link_speed_ext_active)));
 			json_object_set_new(o, "mtu",
 					    json_integer(mtu_to_bytes(p->pi.neighbor_mtu)));
@@ -271,7 +271,7 @@ json_t *status_nodes(const struct ibsm_sm *sm, const struct status_node_filter *
 		}
 		drpath_format(&n->path, path, sizeof(path));
 		o = json_pack("{s:o, s:s, s:s, s:i, s:s, s:o}", "guid", guid_json(n->guid), "type",
-			      node_type_name(n->type), "desc", n->desc, "nports", n->nports,
+			      smp_node_type_name(n->type), "desc", n->desc, "nports", n->nports,
 			      "dr_path", path, "ports", ports);
 		if (node_is_switch(n))
 			json_object_set_new(o, "lid", json_integer(n->ports[0].lid));
@@ -286,7 +286,7 @@ void status_summary(const struct ibsm_sm *sm, char *buf, size_t len)
 
 	snprintf(buf, len, "%s%s: %u nodes (%u switches, %u cas), %u links, last heavy sweep "
 		 "%" PRIu64 " ms%s",
-		 sm_state_name(sm->state), sm->subnet_up ? ", subnet up" : ", subnet not up",
+		 smp_sm_state_name(sm->state), sm->subnet_up ? ", subnet up" : ", subnet not up",
 		 f->nnodes, f->nswitches, f->ncas, f->nlinks, sm->last_heavy.duration_ms,
 		 sm->last_heavy.errors ? ", with errors" : "");
 }
@@ -353,7 +353,7 @@ static struct ibsm_node *resolve(const struct ibsm_sm *sm, const char *spec,
 static json_t *node_brief(const struct ibsm_node *n)
 {
 	json_t *o = json_pack("{s:o, s:s, s:s}", "guid", guid_json(n->guid), "type",
-			      node_type_name(n->type), "desc", n->desc);
+			      smp_node_type_name(n->type), "desc", n->desc);
 
 	if (node_is_switch(n))
 		json_object_set_new(o, "lid", json_integer(n->ports[0].lid));
@@ -437,7 +437,7 @@ json_t *status_ports(const struct ibsm_sm *sm, const char *spec, struct status_e
 	for (p = node_is_switch(n) ? 0 : 1; p <= n->nports; p++)
 		json_array_append_new(ports, port_detail(&n->ports[p]));
 	return json_pack("{s:o, s:s, s:s, s:o}", "node_guid", guid_json(n->guid), "type",
-			 node_type_name(n->type), "desc", n->desc, "ports", ports);
+			 smp_node_type_name(n->type), "desc", n->desc, "ports", ports);
 }
 
 json_t *status_links(const struct ibsm_sm *sm)
@@ -460,9 +460,9 @@ json_t *status_links(const struct ibsm_sm *sm)
 					       "a_guid", guid_json(n->guid), "a_desc", n->desc,
 					       "a_port", p, "b_guid", guid_json(b->node->guid),
 					       "b_desc", b->node->desc, "b_port", b->num, "state",
-					       port_state_name(a->pi.port_state), "width",
+					       smp_port_state_name(a->pi.port_state), "width",
 					       width_name(a->pi.link_width_active), "speed",
-					       link_speed_name(a->pi.link_speed_active,
+					       smp_link_speed_name(a->pi.link_speed_active,
 							       a->pi.link_speed_ext_active)));
 		}
 	}
@@ -718,11 +718,11 @@ json_t *status_lids(const struct ibsm_sm *sm)
 		if (!p || p->lid != lid)
 			continue;
 		json_array_append_new(
-			arr, json_pack("{s:i, s:i, s:o, s:i, s:s, s:s}", "lid", lid, "top",
-				       lid + (1 << p->lmc) - 1, "guid",
-				       guid_json(node_is_switch(p->node) ? p->node->guid : p->guid),
-				       "port", p->num, "type", node_type_name(p->node->type), "desc",
-				       p->node->desc));
+		    arr, json_pack("{s:i, s:i, s:o, s:i, s:s, s:s}", "lid", lid, "top",
+				   lid + (1 << p->lmc) - 1, "guid",
+				   guid_json(node_is_switch(p->node) ? p->node->guid : p->guid),
+				   "port", p->num, "type", smp_node_type_name(p->node->type),
+				   "desc", p->node->desc));
 	}
 	free(idx);
 	return json_pack("{s:o, s:i, s:{s:s?, s:I, s:b}}", "lids", arr, "max_lid", sm->max_lid,

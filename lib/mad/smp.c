@@ -398,7 +398,7 @@ void smp_make_response(uint8_t mad[IBSM_MAD_SIZE], uint16_t status, const uint8_
 
 /* --- names --- */
 
-const char *node_type_name(unsigned type)
+const char *smp_node_type_name(unsigned type)
 {
 	switch (type) {
 	case IBSM_NODE_CA:
@@ -412,14 +412,14 @@ const char *node_type_name(unsigned type)
 	}
 }
 
-const char *port_state_name(unsigned state)
+const char *smp_port_state_name(unsigned state)
 {
 	static const char *const n[] = {"NoChange", "Down", "Init", "Armed", "Active"};
 
 	return state < ARRAY_SIZE(n) ? n[state] : "?";
 }
 
-const char *phys_state_name(unsigned state)
+const char *smp_phys_state_name(unsigned state)
 {
 	static const char *const n[] = {"NoChange", "Sleep", "Polling", "Disabled",
 					"Training", "LinkUp", "ErrorRecovery", "PhyTest"};
@@ -427,7 +427,7 @@ const char *phys_state_name(unsigned state)
 	return state < ARRAY_SIZE(n) ? n[state] : "?";
 }
 
-const char *sm_state_name(unsigned state)
+const char *smp_sm_state_name(unsigned state)
 {
 	static const char *const n[] = {"not-active", "discovering", "standby", "master"};
 
@@ -448,7 +448,7 @@ unsigned op_vls_for(unsigned vl_cap, unsigned max_op_vls)
 	return v ? v : 1;
 }
 
-unsigned link_width_lanes(unsigned w)
+unsigned smp_link_width_lanes(unsigned w)
 {
 	switch (w) {
 	case 1:
@@ -466,7 +466,7 @@ unsigned link_width_lanes(unsigned w)
 	}
 }
 
-const char *link_speed_name(unsigned speed, unsigned ext)
+const char *smp_link_speed_name(unsigned speed, unsigned ext)
 {
 	switch (ext) {
 	case 1:

@@ -287,19 +287,19 @@ void notice_encode(uint8_t *data, const struct ibsm_notice *n);
  * bytes, non-printable bytes replaced by '?' */
 void nodedesc_decode(const uint8_t *data, char out[65]);
 
-/* --- names and conversions --- */
-const char *node_type_name(unsigned type);      /* "CA", "Switch", "Router" */
-const char *port_state_name(unsigned state);    /* "Down", "Init", ... */
-const char *phys_state_name(unsigned state);    /* "LinkUp", "Polling", ... */
-const char *sm_state_name(unsigned state);
+/* --- names and conversions of the wire's codes (not of model objects) --- */
+const char *smp_node_type_name(unsigned type);   /* "CA", "Switch", "Router" */
+const char *smp_port_state_name(unsigned state); /* "Down", "Init", ... */
+const char *smp_phys_state_name(unsigned state); /* "LinkUp", "Polling", ... */
+const char *smp_sm_state_name(unsigned state);
 /* IB MTU enum (1..5) to bytes, 0 when invalid */
 unsigned mtu_to_bytes(unsigned mtu);
 /* OperationalVLs value (1:VL0, 2:VL0-1, 3:VL0-3, 4:VL0-7, 5:VL0-14) for a
  * VLCap, capped by max_op_vls */
 unsigned op_vls_for(unsigned vl_cap, unsigned max_op_vls);
 /* width bit (1,2,4,8,16) to lanes, speed (1,2,4 and ext) to a string */
-unsigned link_width_lanes(unsigned width_active);
-const char *link_speed_name(unsigned speed_active, unsigned ext_active);
+unsigned smp_link_width_lanes(unsigned width_active);
+const char *smp_link_speed_name(unsigned speed_active, unsigned ext_active);
 /* "1,3,5" style string of a DR path */
 void drpath_format(const struct ibsm_drpath *p, char *buf, size_t len);
 /* extend a path by one hop; -E2BIG at 63 hops */

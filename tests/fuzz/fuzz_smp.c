@@ -72,19 +72,19 @@ static void decoders(const uint8_t *mad, size_t len)
 		nodeinfo_encode(data, &ni);
 		nodeinfo_decode(data, &ni2);
 		SAME(ni, ni2);
-		(void)node_type_name(ni.node_type);
+		(void)smp_node_type_name(ni.node_type);
 
 		portinfo_decode(d, &pi);
 		memset(data, 0, sizeof(data));
 		portinfo_encode(data, &pi);
 		portinfo_decode(data, &pi2);
 		SAME(pi, pi2);
-		(void)port_state_name(pi.port_state);
-		(void)phys_state_name(pi.phys_state);
+		(void)smp_port_state_name(pi.port_state);
+		(void)smp_phys_state_name(pi.phys_state);
 		(void)mtu_to_bytes(pi.mtu_cap);
 		(void)op_vls_for(pi.vl_cap, pi.op_vls);
-		(void)link_width_lanes(pi.link_width_active);
-		(void)link_speed_name(pi.link_speed_active, pi.link_speed_ext_active);
+		(void)smp_link_width_lanes(pi.link_width_active);
+		(void)smp_link_speed_name(pi.link_speed_active, pi.link_speed_ext_active);
 
 		switchinfo_decode(d, &si);
 		memset(data, 0, sizeof(data));
@@ -97,7 +97,7 @@ static void decoders(const uint8_t *mad, size_t len)
 		sminfo_encode(data, &sm);
 		sminfo_decode(data, &sm2);
 		SAME(sm, sm2);
-		(void)sm_state_name(sm.state);
+		(void)smp_sm_state_name(sm.state);
 
 		notice_decode(d, &n);
 		memset(data, 0, sizeof(data));

@@ -869,32 +869,32 @@ END_TEST
 
 START_TEST(t_names)
 {
-	ck_assert_str_eq(node_type_name(IBSM_NODE_CA), "CA");
-	ck_assert_str_eq(node_type_name(IBSM_NODE_SWITCH), "Switch");
-	ck_assert_str_eq(node_type_name(IBSM_NODE_ROUTER), "Router");
-	ck_assert_str_eq(node_type_name(0), "?");
-	ck_assert_str_eq(node_type_name(4), "?");
-	ck_assert_str_eq(node_type_name(~0u), "?");
-	ck_assert_str_eq(port_state_name(IBSM_PORT_NOP), "NoChange");
-	ck_assert_str_eq(port_state_name(IBSM_PORT_DOWN), "Down");
-	ck_assert_str_eq(port_state_name(IBSM_PORT_INIT), "Init");
-	ck_assert_str_eq(port_state_name(IBSM_PORT_ARMED), "Armed");
-	ck_assert_str_eq(port_state_name(IBSM_PORT_ACTIVE), "Active");
-	ck_assert_str_eq(port_state_name(5), "?");
-	ck_assert_str_eq(port_state_name(15), "?");
-	ck_assert_str_eq(phys_state_name(IBSM_PHYS_SLEEP), "Sleep");
-	ck_assert_str_eq(phys_state_name(IBSM_PHYS_POLLING), "Polling");
-	ck_assert_str_eq(phys_state_name(IBSM_PHYS_DISABLED), "Disabled");
-	ck_assert_str_eq(phys_state_name(IBSM_PHYS_TRAINING), "Training");
-	ck_assert_str_eq(phys_state_name(IBSM_PHYS_LINKUP), "LinkUp");
-	ck_assert_str_eq(phys_state_name(IBSM_PHYS_ERROR_RECOVERY), "ErrorRecovery");
-	ck_assert_str_eq(phys_state_name(7), "PhyTest");
-	ck_assert_str_eq(phys_state_name(8), "?");
-	ck_assert_str_eq(sm_state_name(IBSM_SM_NOTACTIVE), "not-active");
-	ck_assert_str_eq(sm_state_name(IBSM_SM_DISCOVERING), "discovering");
-	ck_assert_str_eq(sm_state_name(IBSM_SM_STANDBY), "standby");
-	ck_assert_str_eq(sm_state_name(IBSM_SM_MASTER), "master");
-	ck_assert_str_eq(sm_state_name(4), "?");
+	ck_assert_str_eq(smp_node_type_name(IBSM_NODE_CA), "CA");
+	ck_assert_str_eq(smp_node_type_name(IBSM_NODE_SWITCH), "Switch");
+	ck_assert_str_eq(smp_node_type_name(IBSM_NODE_ROUTER), "Router");
+	ck_assert_str_eq(smp_node_type_name(0), "?");
+	ck_assert_str_eq(smp_node_type_name(4), "?");
+	ck_assert_str_eq(smp_node_type_name(~0u), "?");
+	ck_assert_str_eq(smp_port_state_name(IBSM_PORT_NOP), "NoChange");
+	ck_assert_str_eq(smp_port_state_name(IBSM_PORT_DOWN), "Down");
+	ck_assert_str_eq(smp_port_state_name(IBSM_PORT_INIT), "Init");
+	ck_assert_str_eq(smp_port_state_name(IBSM_PORT_ARMED), "Armed");
+	ck_assert_str_eq(smp_port_state_name(IBSM_PORT_ACTIVE), "Active");
+	ck_assert_str_eq(smp_port_state_name(5), "?");
+	ck_assert_str_eq(smp_port_state_name(15), "?");
+	ck_assert_str_eq(smp_phys_state_name(IBSM_PHYS_SLEEP), "Sleep");
+	ck_assert_str_eq(smp_phys_state_name(IBSM_PHYS_POLLING), "Polling");
+	ck_assert_str_eq(smp_phys_state_name(IBSM_PHYS_DISABLED), "Disabled");
+	ck_assert_str_eq(smp_phys_state_name(IBSM_PHYS_TRAINING), "Training");
+	ck_assert_str_eq(smp_phys_state_name(IBSM_PHYS_LINKUP), "LinkUp");
+	ck_assert_str_eq(smp_phys_state_name(IBSM_PHYS_ERROR_RECOVERY), "ErrorRecovery");
+	ck_assert_str_eq(smp_phys_state_name(7), "PhyTest");
+	ck_assert_str_eq(smp_phys_state_name(8), "?");
+	ck_assert_str_eq(smp_sm_state_name(IBSM_SM_NOTACTIVE), "not-active");
+	ck_assert_str_eq(smp_sm_state_name(IBSM_SM_DISCOVERING), "discovering");
+	ck_assert_str_eq(smp_sm_state_name(IBSM_SM_STANDBY), "standby");
+	ck_assert_str_eq(smp_sm_state_name(IBSM_SM_MASTER), "master");
+	ck_assert_str_eq(smp_sm_state_name(4), "?");
 }
 END_TEST
 
@@ -919,21 +919,21 @@ START_TEST(t_conversions)
 	ck_assert_uint_eq(op_vls_for(0, 5), 1); /* VL0 is always there */
 	ck_assert_uint_eq(op_vls_for(0, 0), 1);
 
-	ck_assert_uint_eq(link_width_lanes(1), 1);
-	ck_assert_uint_eq(link_width_lanes(2), 4);
-	ck_assert_uint_eq(link_width_lanes(4), 8);
-	ck_assert_uint_eq(link_width_lanes(8), 12);
-	ck_assert_uint_eq(link_width_lanes(16), 2);
-	ck_assert_uint_eq(link_width_lanes(0), 0);
-	ck_assert_uint_eq(link_width_lanes(3), 0);
-	ck_assert_str_eq(link_speed_name(1, 0), "SDR");
-	ck_assert_str_eq(link_speed_name(2, 0), "DDR");
-	ck_assert_str_eq(link_speed_name(4, 0), "QDR");
-	ck_assert_str_eq(link_speed_name(0, 0), "?");
-	ck_assert_str_eq(link_speed_name(4, 1), "FDR");
-	ck_assert_str_eq(link_speed_name(4, 2), "EDR");
-	ck_assert_str_eq(link_speed_name(1, 4), "HDR");
-	ck_assert_str_eq(link_speed_name(1, 8), "NDR");
+	ck_assert_uint_eq(smp_link_width_lanes(1), 1);
+	ck_assert_uint_eq(smp_link_width_lanes(2), 4);
+	ck_assert_uint_eq(smp_link_width_lanes(4), 8);
+	ck_assert_uint_eq(smp_link_width_lanes(8), 12);
+	ck_assert_uint_eq(smp_link_width_lanes(16), 2);
+	ck_assert_uint_eq(smp_link_width_lanes(0), 0);
+	ck_assert_uint_eq(smp_link_width_lanes(3), 0);
+	ck_assert_str_eq(smp_link_speed_name(1, 0), "SDR");
+	ck_assert_str_eq(smp_link_speed_name(2, 0), "DDR");
+	ck_assert_str_eq(smp_link_speed_name(4, 0), "QDR");
+	ck_assert_str_eq(smp_link_speed_name(0, 0), "?");
+	ck_assert_str_eq(smp_link_speed_name(4, 1), "FDR");
+	ck_assert_str_eq(smp_link_speed_name(4, 2), "EDR");
+	ck_assert_str_eq(smp_link_speed_name(1, 4), "HDR");
+	ck_assert_str_eq(smp_link_speed_name(1, 8), "NDR");
 }
 END_TEST
 

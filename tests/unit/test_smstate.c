@@ -86,7 +86,7 @@ static bool in_state(const struct simenv *e, const void *arg)
 static void wait_state(struct simenv *e, uint8_t state)
 {
 	ck_assert_msg(run_until(e, in_state, &state), "state %s, wanted %s",
-		      sm_state_name(e->sm->state), sm_state_name(state));
+		      smp_sm_state_name(e->sm->state), smp_sm_state_name(state));
 }
 
 static bool gets_reach(const struct simenv *e, const void *arg)
