@@ -145,6 +145,13 @@ static void check(const struct simenv *e, const char *name, int port, const uint
 	check_wire(e, name, port, want, n);
 }
 
+/* the P_Key ports a:pa and b:pb may talk with (pkey_common) */
+static uint16_t common(const struct simenv *e, const char *a, int pa, const char *b, int pb,
+		       uint16_t want)
+{
+	return pkey_common(e->sm->parts, mport(e, a, pa), mport(e, b, pb), want);
+}
+
 static void check_enforce(const struct simenv *e, const char *name, int port, int in, int out)
 {
 	uint8_t i = 9, o = 9;
@@ -203,12 +210,9 @@ START_TEST(t_default_only)
 	ck_assert(full);
 	ck_assert(pkey_member(e.sm->parts, mport(&e, "leaf2", 3), 0xffff, NULL)); /* via port 0 */
 	ck_assert(!pkey_member(e.sm->parts, mport(&e, "h3", 1), 0x10, NULL));
-	ck_assert_uint_eq(pkey_common(e.sm->parts, mport(&e, "h2", 1), mport(&e, "h4", 2), 0),
-			  0xffff);
-	ck_assert_uint_eq(pkey_common(e.sm->parts, mport(&e, "h2", 1), mport(&e, "h4", 2), 0x7fff),
-			  0xffff);
-	ck_assert_uint_eq(pkey_common(e.sm->parts, mport(&e, "h2", 1), mport(&e, "h4", 2), 0x10),
-			  0);
+	ck_assert_uint_eq(common(&e, "h2", 1, "h4", 2, 0), 0xffff);
+	ck_assert_uint_eq(common(&e, "h2", 1, "h4", 2, 0x7fff), 0xffff);
+	ck_assert_uint_eq(common(&e, "h2", 1, "h4", 2, 0x10), 0);
 	ck_assert_uint_eq(pkey_ipoib_partitions(e.sm->parts, ip, 4), 1);
 	ck_assert_uint_eq(ip[0].pkey, 0xffff);
 	ck_assert_uint_eq(ip[0].qkey, 0x0b1b);
@@ -248,16 +252,11 @@ START_TEST(t_two_partitions)
 	check(&e, "leaf2", 1, N(0xffff, 0x8020));
 	ck_assert_str_eq(pkey_source(e.sm->parts), path);
 	/* at least one full member; the caller's membership bit */
-	ck_assert_uint_eq(pkey_common(e.sm->parts, mport(&e, "h1", 1), mport(&e, "h3", 1), 0),
-			  0xffff);
-	ck_assert_uint_eq(pkey_common(e.sm->parts, mport(&e, "h1", 1), mport(&e, "h3", 1), 0x10),
-			  0x8010);
-	ck_assert_uint_eq(pkey_common(e.sm->parts, mport(&e, "h3", 1), mport(&e, "h1", 1), 0x8010),
-			  0x0010);
-	ck_assert_uint_eq(pkey_common(e.sm->parts, mport(&e, "h2", 1), mport(&e, "h4", 1), 0x20),
-			  0x0020);
-	ck_assert_uint_eq(pkey_common(e.sm->parts, mport(&e, "h1", 1), mport(&e, "h4", 1), 0x20),
-			  0);
+	ck_assert_uint_eq(common(&e, "h1", 1, "h3", 1, 0), 0xffff);
+	ck_assert_uint_eq(common(&e, "h1", 1, "h3", 1, 0x10), 0x8010);
+	ck_assert_uint_eq(common(&e, "h3", 1, "h1", 1, 0x8010), 0x0010);
+	ck_assert_uint_eq(common(&e, "h2", 1, "h4", 1, 0x20), 0x0020);
+	ck_assert_uint_eq(common(&e, "h1", 1, "h4", 1, 0x20), 0);
 	ck_assert(!pkey_member(e.sm->parts, mport(&e, "h1", 1), 0x20, NULL));
 	/* IPoIB: Default and Storage, with Storage's MTU */
 	ck_assert_uint_eq(pkey_ipoib_partitions(e.sm->parts, ip, 4), 2);
@@ -289,11 +288,9 @@ START_TEST(t_limited_default)
 	check(&e, "h2", 1, N(0x7fff));
 	check(&e, "h3", 1, N(0x7fff, 0x0010));
 	check(&e, "leaf1", 0, N(0x7fff));
-	ck_assert_uint_eq(pkey_common(e.sm->parts, mport(&e, "h2", 1), mport(&e, "h3", 1), 0), 0);
-	ck_assert_uint_eq(pkey_common(e.sm->parts, mport(&e, "h2", 1), mport(&e, "h1", 1), 0),
-			  0x7fff);
-	ck_assert_uint_eq(pkey_common(e.sm->parts, mport(&e, "h1", 1), mport(&e, "h2", 1), 0),
-			  0xffff);
+	ck_assert_uint_eq(common(&e, "h2", 1, "h3", 1, 0), 0);
+	ck_assert_uint_eq(common(&e, "h2", 1, "h1", 1, 0), 0x7fff);
+	ck_assert_uint_eq(common(&e, "h1", 1, "h2", 1, 0), 0xffff);
 	simenv_fini(&e);
 }
 END_TEST
@@ -335,8 +332,7 @@ START_TEST(t_allow_both)
 	check(&e, "leaf1", 2, N(0xffff, 0x8040, 0x0040));
 	ck_assert(pkey_member(e.sm->parts, mport(&e, "h2", 1), 0x40, &full));
 	ck_assert(full);
-	ck_assert_uint_eq(pkey_common(e.sm->parts, mport(&e, "h2", 1), mport(&e, "h3", 1), 0x40),
-			  0x8040);
+	ck_assert_uint_eq(common(&e, "h2", 1, "h3", 1, 0x40), 0x8040);
 	simenv_fini(&e);
 }
 END_TEST

@@ -869,32 +869,44 @@ END_TEST
 
 START_TEST(t_names)
 {
-	ck_assert_str_eq(smp_node_type_name(IBSM_NODE_CA), "CA");
-	ck_assert_str_eq(smp_node_type_name(IBSM_NODE_SWITCH), "Switch");
-	ck_assert_str_eq(smp_node_type_name(IBSM_NODE_ROUTER), "Router");
-	ck_assert_str_eq(smp_node_type_name(0), "?");
-	ck_assert_str_eq(smp_node_type_name(4), "?");
-	ck_assert_str_eq(smp_node_type_name(~0u), "?");
-	ck_assert_str_eq(smp_port_state_name(IBSM_PORT_NOP), "NoChange");
-	ck_assert_str_eq(smp_port_state_name(IBSM_PORT_DOWN), "Down");
-	ck_assert_str_eq(smp_port_state_name(IBSM_PORT_INIT), "Init");
-	ck_assert_str_eq(smp_port_state_name(IBSM_PORT_ARMED), "Armed");
-	ck_assert_str_eq(smp_port_state_name(IBSM_PORT_ACTIVE), "Active");
-	ck_assert_str_eq(smp_port_state_name(5), "?");
-	ck_assert_str_eq(smp_port_state_name(15), "?");
-	ck_assert_str_eq(smp_phys_state_name(IBSM_PHYS_SLEEP), "Sleep");
-	ck_assert_str_eq(smp_phys_state_name(IBSM_PHYS_POLLING), "Polling");
-	ck_assert_str_eq(smp_phys_state_name(IBSM_PHYS_DISABLED), "Disabled");
-	ck_assert_str_eq(smp_phys_state_name(IBSM_PHYS_TRAINING), "Training");
-	ck_assert_str_eq(smp_phys_state_name(IBSM_PHYS_LINKUP), "LinkUp");
-	ck_assert_str_eq(smp_phys_state_name(IBSM_PHYS_ERROR_RECOVERY), "ErrorRecovery");
-	ck_assert_str_eq(smp_phys_state_name(7), "PhyTest");
-	ck_assert_str_eq(smp_phys_state_name(8), "?");
-	ck_assert_str_eq(smp_sm_state_name(IBSM_SM_NOTACTIVE), "not-active");
-	ck_assert_str_eq(smp_sm_state_name(IBSM_SM_DISCOVERING), "discovering");
-	ck_assert_str_eq(smp_sm_state_name(IBSM_SM_STANDBY), "standby");
-	ck_assert_str_eq(smp_sm_state_name(IBSM_SM_MASTER), "master");
-	ck_assert_str_eq(smp_sm_state_name(4), "?");
+	static const struct {
+		const char *(*fn)(unsigned);
+		unsigned code;
+		const char *want;
+	} cases[] = {
+		{smp_node_type_name, IBSM_NODE_CA, "CA"},
+		{smp_node_type_name, IBSM_NODE_SWITCH, "Switch"},
+		{smp_node_type_name, IBSM_NODE_ROUTER, "Router"},
+		{smp_node_type_name, 0, "?"},
+		{smp_node_type_name, 4, "?"},
+		{smp_node_type_name, ~0u, "?"},
+		{smp_port_state_name, IBSM_PORT_NOP, "NoChange"},
+		{smp_port_state_name, IBSM_PORT_DOWN, "Down"},
+		{smp_port_state_name, IBSM_PORT_INIT, "Init"},
+		{smp_port_state_name, IBSM_PORT_ARMED, "Armed"},
+		{smp_port_state_name, IBSM_PORT_ACTIVE, "Active"},
+		{smp_port_state_name, 5, "?"},
+		{smp_port_state_name, 15, "?"},
+		{smp_phys_state_name, IBSM_PHYS_SLEEP, "Sleep"},
+		{smp_phys_state_name, IBSM_PHYS_POLLING, "Polling"},
+		{smp_phys_state_name, IBSM_PHYS_DISABLED, "Disabled"},
+		{smp_phys_state_name, IBSM_PHYS_TRAINING, "Training"},
+		{smp_phys_state_name, IBSM_PHYS_LINKUP, "LinkUp"},
+		{smp_phys_state_name, IBSM_PHYS_ERROR_RECOVERY, "ErrorRecovery"},
+		{smp_phys_state_name, 7, "PhyTest"},
+		{smp_phys_state_name, 8, "?"},
+		{smp_sm_state_name, IBSM_SM_NOTACTIVE, "not-active"},
+		{smp_sm_state_name, IBSM_SM_DISCOVERING, "discovering"},
+		{smp_sm_state_name, IBSM_SM_STANDBY, "standby"},
+		{smp_sm_state_name, IBSM_SM_MASTER, "master"},
+		{smp_sm_state_name, 4, "?"},
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		ck_assert_msg(!strcmp(cases[i].fn(cases[i].code), cases[i].want),
+			      "case %zu: %s, want %s", i, cases[i].fn(cases[i].code),
+			      cases[i].want);
 }
 END_TEST
 
