@@ -55,6 +55,7 @@
 
 #include "fabric.h"
 #include "log.h"
+#include "mad/bits.h"
 #include "mcast.h"
 #include "pkey.h"
 #include "sa/sa.h"
@@ -153,24 +154,6 @@ struct ibsm_mcast {
 static void pass_schedule(struct ibsm_mcast *m);
 
 /* --- small helpers --- */
-
-static uint64_t be64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static void put_be64(uint8_t *p, uint64_t v)
-{
-	int i;
-
-	for (i = 7; i >= 0; i--, v >>= 8)
-		p[i] = (uint8_t)v;
-}
 
 static uint64_t mgid_hash(const uint8_t mgid[16])
 {
@@ -649,7 +632,7 @@ static bool mgid_assign(struct ibsm_mcast *m, uint64_t comp, struct ibsm_mcmembe
 		r->mgid[1] = (uint8_t)(0x10 | scope);
 		r->mgid[2] = 0xa0;
 		r->mgid[3] = 0x1b;
-		put_be64(r->mgid + 4, m->sm->conf->subnet_prefix);
+		bits_set(r->mgid + 4, 0, 64, m->sm->conf->subnet_prefix);
 		r->mgid[12] = (uint8_t)(n >> 24);
 		r->mgid[13] = (uint8_t)(n >> 16);
 		r->mgid[14] = (uint8_t)(n >> 8);
@@ -708,7 +691,7 @@ uint16_t mcast_join(struct ibsm_sm *sm, const struct mcast_req *rq,
 {
 	struct ibsm_mcast *m = sm->mcast;
 	const struct ibsm_mcmember_rec *q = &rq->rec;
-	uint64_t comp = rq->comp_mask, guid = be64(q->port_gid + 8);
+	uint64_t comp = rq->comp_mask, guid = bits_get(q->port_gid + 8, 0, 64);
 	const struct ibsm_port *p;
 	struct ibsm_mcmember_rec params;
 	struct mc_group *g;
@@ -724,7 +707,7 @@ uint16_t mcast_join(struct ibsm_sm *sm, const struct mcast_req *rq,
 		st = IBSM_SA_ERR_REQ_INSUFFICIENT_COMPONENTS;
 		goto refuse;
 	}
-	if (be64(q->port_gid) != sm->conf->subnet_prefix) {
+	if (bits_get(q->port_gid, 0, 64) != sm->conf->subnet_prefix) {
 		st = IBSM_SA_ERR_REQ_INVALID_GID;
 		goto refuse;
 	}
@@ -800,7 +783,7 @@ uint16_t mcast_leave(struct ibsm_sm *sm, const struct mcast_req *rq,
 {
 	struct ibsm_mcast *m = sm->mcast;
 	const struct ibsm_mcmember_rec *q = &rq->rec;
-	uint64_t guid = be64(q->port_gid + 8);
+	uint64_t guid = bits_get(q->port_gid + 8, 0, 64);
 	uint8_t js = q->join_state & 0xf;
 	struct mc_group *g;
 	struct mc_member *mb;
@@ -812,7 +795,7 @@ uint16_t mcast_leave(struct ibsm_sm *sm, const struct mcast_req *rq,
 		st = IBSM_SA_ERR_REQ_INSUFFICIENT_COMPONENTS;
 		goto refuse;
 	}
-	if (be64(q->port_gid) != sm->conf->subnet_prefix) {
+	if (bits_get(q->port_gid, 0, 64) != sm->conf->subnet_prefix) {
 		st = IBSM_SA_ERR_REQ_INVALID_GID;
 		goto refuse;
 	}

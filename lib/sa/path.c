@@ -83,6 +83,7 @@
 
 #include "fabric.h"
 #include "log.h"
+#include "mad/bits.h"
 #include "mad/sa.h"
 #include "pkey.h"
 #include "routing.h"
@@ -364,34 +365,16 @@ static bool endpoint(const struct pq *pq, const struct ibsm_port *p)
 	       (node_is_switch(p->node) || port_is_linked(p));
 }
 
-static uint64_t get_be64(const uint8_t *b)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 0; i < 8; i++)
-		v = v << 8 | b[i];
-	return v;
-}
-
-static void put_be64(uint8_t *b, uint64_t v)
-{
-	int i;
-
-	for (i = 7; i >= 0; i--, v >>= 8)
-		b[i] = (uint8_t)v;
-}
-
 /* the port a unicast GID names; 0 or the SA status */
 static uint16_t gid_port(const struct pq *pq, const uint8_t *gid, const struct ibsm_port **p)
 {
-	uint64_t prefix = get_be64(gid);
+	uint64_t prefix = bits_get(gid, 0, 64);
 
 	*p = NULL;
 	if (gid[0] == 0xff ||
 	    ((prefix & LINK_LOCAL_MASK) != LINK_LOCAL && prefix != pq->sm->conf->subnet_prefix))
 		return IBSM_SA_ERR_REQ_INVALID_GID; /* no routers: no other subnet */
-	*p = fabric_port_find(&pq->sm->fabric, get_be64(gid + 8));
+	*p = fabric_port_find(&pq->sm->fabric, bits_get(gid + 8, 0, 64));
 	return endpoint(pq, *p) ? 0 : IBSM_SA_ERR_REQ_INVALID_GID;
 }
 
@@ -549,14 +532,14 @@ static bool make_path(const struct pq *pq, const struct ibsm_port *s, const stru
 	if (pq->echo_gids && HAS(pq, IBSM_PR_DGID)) {
 		memcpy(pr->dgid, pq->req.dgid, 16);
 	} else {
-		put_be64(pr->dgid, sm->conf->subnet_prefix);
-		put_be64(pr->dgid + 8, d->guid);
+		bits_set(pr->dgid, 0, 64, sm->conf->subnet_prefix);
+		bits_set(pr->dgid + 8, 0, 64, d->guid);
 	}
 	if (pq->echo_gids && HAS(pq, IBSM_PR_SGID)) {
 		memcpy(pr->sgid, pq->req.sgid, 16);
 	} else {
-		put_be64(pr->sgid, sm->conf->subnet_prefix);
-		put_be64(pr->sgid + 8, s->guid);
+		bits_set(pr->sgid, 0, 64, sm->conf->subnet_prefix);
+		bits_set(pr->sgid + 8, 0, 64, s->guid);
 	}
 	pr->dlid = dlid;
 	pr->slid = slid;
