@@ -18,7 +18,6 @@
 #include "sa/view.h"
 #include "sm.h"
 
-#define WANT(q, c) ((q)->sa.comp_mask & IBSM_SA_COMP(c))
 
 /* the link from p, one direction */
 static void add(const struct sa_view *v, struct sa_resp *r, const struct ibsm_port *p)
@@ -34,10 +33,11 @@ static void add(const struct sa_view *v, struct sa_resp *r, const struct ibsm_po
 	tl = sa_lid_port(to);
 	if (!fl->lid || !tl->lid)
 		return;
-	if (WANT(q, IBSM_LR_FROM_LID) &&
+	if (SA_WANT(q, IBSM_LR_FROM_LID) &&
 	    !sa_lid_owned(fl, (uint16_t)sa_get(d, q->rec, IBSM_LR_FROM_LID)))
 		return;
-	if (WANT(q, IBSM_LR_TO_LID) && !sa_lid_owned(tl, (uint16_t)sa_get(d, q->rec, IBSM_LR_TO_LID)))
+	if (SA_WANT(q, IBSM_LR_TO_LID) &&
+	    !sa_lid_owned(tl, (uint16_t)sa_get(d, q->rec, IBSM_LR_TO_LID)))
 		return;
 	if (!sa_view_visible(v, p) || !sa_view_visible(v, to))
 		return;
@@ -80,8 +80,8 @@ static void link_get(struct sa_req *q, struct sa_resp *r)
 
 	sa_view_init(&v, q);
 	r->matched |= IBSM_SA_COMP(IBSM_LR_FROM_LID) | IBSM_SA_COMP(IBSM_LR_TO_LID);
-	if (WANT(q, IBSM_LR_FROM_LID) || WANT(q, IBSM_LR_TO_LID)) {
-		bool from = WANT(q, IBSM_LR_FROM_LID);
+	if (SA_WANT(q, IBSM_LR_FROM_LID) || SA_WANT(q, IBSM_LR_TO_LID)) {
+		bool from = SA_WANT(q, IBSM_LR_FROM_LID);
 		uint16_t lid = (uint16_t)sa_get(d, q->rec, from ? IBSM_LR_FROM_LID : IBSM_LR_TO_LID);
 		const struct ibsm_port *lp = sa_port_by_lid(sm, lid);
 

@@ -20,7 +20,6 @@
 #include "sa/view.h"
 #include "sm.h"
 
-#define WANT(q, c) ((q)->sa.comp_mask & IBSM_SA_COMP(c))
 
 static void add(const struct sa_view *v, struct sa_resp *r, const struct ibsm_port *p)
 {
@@ -58,7 +57,7 @@ static void node_get(struct sa_req *q, struct sa_resp *r)
 	uint32_t i;
 
 	sa_view_init(&v, q);
-	if (WANT(q, IBSM_NR_LID)) {
+	if (SA_WANT(q, IBSM_NR_LID)) {
 		uint16_t lid = (uint16_t)sa_get(d, q->rec, IBSM_NR_LID);
 		const struct ibsm_port *lp = sa_port_by_lid(sm, lid);
 
@@ -67,7 +66,7 @@ static void node_get(struct sa_req *q, struct sa_resp *r)
 			add(&v, r, lp);
 		return;
 	}
-	if (WANT(q, IBSM_NR_PORT_GUID)) {
+	if (SA_WANT(q, IBSM_NR_PORT_GUID)) {
 		const struct ibsm_port *p =
 			fabric_port_find(&sm->fabric, sa_get(d, q->rec, IBSM_NR_PORT_GUID));
 
@@ -75,7 +74,7 @@ static void node_get(struct sa_req *q, struct sa_resp *r)
 			add(&v, r, sa_lid_port(p));
 		return;
 	}
-	if (WANT(q, IBSM_NR_NODE_GUID)) {
+	if (SA_WANT(q, IBSM_NR_NODE_GUID)) {
 		const struct ibsm_node *n =
 			fabric_node_find(&sm->fabric, sa_get(d, q->rec, IBSM_NR_NODE_GUID));
 

@@ -20,7 +20,6 @@
 #include "sa/view.h"
 #include "sm.h"
 
-#define WANT(q, c) ((q)->sa.comp_mask & IBSM_SA_COMP(c))
 
 #define PKEYS_PER_BLOCK 32
 
@@ -38,7 +37,7 @@ static void add(const struct sa_view *v, struct sa_resp *r, const struct ibsm_po
 	if (!tbl || !n)
 		return;
 	b1 = (n + PKEYS_PER_BLOCK - 1) / PKEYS_PER_BLOCK;
-	if (WANT(q, IBSM_PKR_BLOCK)) {
+	if (SA_WANT(q, IBSM_PKR_BLOCK)) {
 		b0 = (size_t)sa_get(d, q->rec, IBSM_PKR_BLOCK);
 		b1 = MIN(b0 + 1, b1);
 	}
@@ -57,11 +56,7 @@ static void add(const struct sa_view *v, struct sa_resp *r, const struct ibsm_po
 
 static void pkey_get(struct sa_req *q, struct sa_resp *r)
 {
-	struct ibsm_sm *sm = q->sm;
-	const struct sa_record_desc *d = q->desc;
-	int only = WANT(q, IBSM_PKR_PORT) ? (int)sa_get(d, q->rec, IBSM_PKR_PORT) : -1;
 	struct sa_view v;
-	uint32_t i;
 
 	if (!q->trusted) {
 		r->status = IBSM_SA_ERR_REQ_INVALID;
@@ -69,12 +64,8 @@ static void pkey_get(struct sa_req *q, struct sa_resp *r)
 	}
 	sa_view_init(&v, q);
 	r->matched |= IBSM_SA_COMP(IBSM_PKR_LID);
-	if (WANT(q, IBSM_PKR_LID)) {
-		sa_view_lid_ports(&v, r, (uint16_t)sa_get(d, q->rec, IBSM_PKR_LID), only, add);
-		return;
-	}
-	for (i = 0; i < sm->fabric.nnodes; i++)
-		sa_view_ports(&v, r, sm->fabric.nodes_v[i], only, add);
+	sa_view_select(&v, r, SA_WANT_VALUE(q, IBSM_PKR_LID), SA_WANT_VALUE(q, IBSM_PKR_PORT),
+		       add);
 }
 
 SA_FAMILY(sa_family_pkey, IBSM_SA_ATTR_PKEY_RECORD, .get = pkey_get);

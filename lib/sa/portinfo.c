@@ -26,7 +26,6 @@
 #include "sa/view.h"
 #include "sm.h"
 
-#define WANT(q, c) ((q)->sa.comp_mask & IBSM_SA_COMP(c))
 
 #define ENHANCED_COMP_MASK 0x80000000u /* attribute modifier bit 31 */
 
@@ -48,37 +47,30 @@ static void add(const struct sa_view *v, struct sa_resp *r, const struct ibsm_po
 	if (!lp->lid || !sa_view_port(v, p) || !sa_view_visible(v, p))
 		return;
 	if (q->h.attr_mod & ENHANCED_COMP_MASK) {
-		if (WANT(q, IBSM_PIR_CAP_MASK) && !bits_in(q, IBSM_PIR_CAP_MASK, pi.cap_mask))
+		if (SA_WANT(q, IBSM_PIR_CAP_MASK) && !bits_in(q, IBSM_PIR_CAP_MASK, pi.cap_mask))
 			return;
-		if (WANT(q, IBSM_PIR_CAP_MASK2) && !bits_in(q, IBSM_PIR_CAP_MASK2, pi.cap_mask2))
+		if (SA_WANT(q, IBSM_PIR_CAP_MASK2) && !bits_in(q, IBSM_PIR_CAP_MASK2, pi.cap_mask2))
 			return;
 	}
 	if (!q->trusted)
 		pi.mkey = 0;
 	rec = sa_resp_add(r);
 	sa_portinfo_record_encode(rec, lp->lid, p->num, &pi);
-	if (WANT(q, IBSM_PIR_OPTIONS))
+	if (SA_WANT(q, IBSM_PIR_OPTIONS))
 		sa_set(q->desc, rec, IBSM_PIR_OPTIONS, sa_get(q->desc, q->rec, IBSM_PIR_OPTIONS));
 }
 
 static void portinfo_get(struct sa_req *q, struct sa_resp *r)
 {
-	struct ibsm_sm *sm = q->sm;
-	const struct sa_record_desc *d = q->desc;
-	int only = WANT(q, IBSM_PIR_PORT_NUM) ? (int)sa_get(d, q->rec, IBSM_PIR_PORT_NUM) : -1;
 	struct sa_view v;
-	uint32_t i;
 
 	sa_view_init(&v, q);
 	if (q->h.attr_mod & ENHANCED_COMP_MASK)
 		r->matched |= IBSM_SA_COMP(IBSM_PIR_CAP_MASK) | IBSM_SA_COMP(IBSM_PIR_CAP_MASK2);
-	if (WANT(q, IBSM_PIR_LID)) {
+	if (SA_WANT(q, IBSM_PIR_LID))
 		r->matched |= IBSM_SA_COMP(IBSM_PIR_LID);
-		sa_view_lid_ports(&v, r, (uint16_t)sa_get(d, q->rec, IBSM_PIR_LID), only, add);
-		return;
-	}
-	for (i = 0; i < sm->fabric.nnodes; i++)
-		sa_view_ports(&v, r, sm->fabric.nodes_v[i], only, add);
+	sa_view_select(&v, r, SA_WANT_VALUE(q, IBSM_PIR_LID), SA_WANT_VALUE(q, IBSM_PIR_PORT_NUM),
+		       add);
 }
 
 SA_FAMILY(sa_family_portinfo, IBSM_SA_ATTR_PORTINFO_RECORD, .get = portinfo_get);

@@ -28,7 +28,6 @@
 #include "sa/view.h"
 #include "sm.h"
 
-#define WANT(q, c) ((q)->sa.comp_mask & IBSM_SA_COMP(c))
 
 #define MFT_BLOCK_SIZE 32 /* MLIDs per MulticastForwardingTable block */
 #define MFT_POS_PORTS  16 /* ports per position */
@@ -57,7 +56,7 @@ static void each_switch(struct sa_req *q, struct sa_resp *r, unsigned lid_comp,
 
 	sa_view_init(&v, q);
 	r->matched |= IBSM_SA_COMP(lid_comp);
-	if (WANT(q, lid_comp)) {
+	if (SA_WANT(q, lid_comp)) {
 		const struct ibsm_port *lp =
 			sa_port_by_lid(sm, (uint16_t)sa_get(q->desc, q->rec, lid_comp));
 
@@ -112,7 +111,7 @@ static void lft_add(const struct sa_view *v, struct sa_resp *r, const struct ibs
 	const struct sa_req *q = v->q;
 	uint32_t b, nb = n->lft_len / IBSM_LFT_BLOCK_SIZE;
 
-	if (WANT(q, IBSM_LFTR_BLOCK)) {
+	if (SA_WANT(q, IBSM_LFTR_BLOCK)) {
 		lft_add_block(v, r, n, p0, (uint32_t)sa_get(q->desc, q->rec, IBSM_LFTR_BLOCK));
 		return;
 	}
@@ -179,11 +178,11 @@ static void mft_add(const struct sa_view *v, struct sa_resp *r, const struct ibs
 	uint32_t b, b0 = 0, b1 = mft_blocks(n);
 	unsigned pos, pos0 = 0, pos1 = n->nports / MFT_POS_PORTS + 1;
 
-	if (WANT(q, IBSM_MFTR_BLOCK)) {
+	if (SA_WANT(q, IBSM_MFTR_BLOCK)) {
 		b0 = (uint32_t)sa_get(q->desc, q->rec, IBSM_MFTR_BLOCK);
 		b1 = MIN(b0 + 1, b1);
 	}
-	if (WANT(q, IBSM_MFTR_POSITION)) {
+	if (SA_WANT(q, IBSM_MFTR_POSITION)) {
 		pos0 = (unsigned)sa_get(q->desc, q->rec, IBSM_MFTR_POSITION);
 		pos1 = MIN(pos0 + 1, pos1);
 	}

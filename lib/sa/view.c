@@ -93,12 +93,19 @@ bool sa_view_node(const struct sa_view *v, const struct ibsm_node *n)
 	return n->gen && n->gen >= v->floor;
 }
 
-void sa_view_lid_ports(const struct sa_view *v, struct sa_resp *r, uint16_t lid, int only,
-		       void (*add)(const struct sa_view *, struct sa_resp *,
-				   const struct ibsm_port *))
+void sa_view_select(const struct sa_view *v, struct sa_resp *r, int lid, int only,
+		    void (*add)(const struct sa_view *, struct sa_resp *,
+				const struct ibsm_port *))
 {
-	const struct ibsm_port *lp = sa_port_by_lid(v->q->sm, lid);
+	const struct ibsm_port *lp;
+	uint32_t i;
 
+	if (lid < 0) {
+		for (i = 0; i < v->f->nnodes; i++)
+			sa_view_ports(v, r, v->f->nodes_v[i], only, add);
+		return;
+	}
+	lp = sa_port_by_lid(v->q->sm, (uint16_t)lid);
 	if (!lp)
 		return;
 	if (node_is_switch(lp->node))

@@ -33,11 +33,11 @@ bool sa_view_node(const struct sa_view *v, const struct ibsm_node *n);
  * CAs from 1); only: one port number, or -1 for all */
 void sa_view_ports(const struct sa_view *v, struct sa_resp *r, const struct ibsm_node *n, int only,
 		   void (*add)(const struct sa_view *, struct sa_resp *, const struct ibsm_port *));
-/* add(v, r, port) for the ports shown of the node owning lid: every port of a
- * switch (or port only), the end port itself; nothing when no port owns it */
-void sa_view_lid_ports(const struct sa_view *v, struct sa_resp *r, uint16_t lid, int only,
-		       void (*add)(const struct sa_view *, struct sa_resp *,
-				   const struct ibsm_port *));
+/* sa_view_ports over every node (lid -1), or over the node owning lid: every
+ * port of a switch (or port only), the end port itself; none if no port has lid */
+void sa_view_select(const struct sa_view *v, struct sa_resp *r, int lid, int only,
+		    void (*add)(const struct sa_view *, struct sa_resp *,
+				const struct ibsm_port *));
 /* likewise the port (a port never read has no LID: every family checks it) */
 bool sa_view_port(const struct sa_view *v, const struct ibsm_port *p);
 /* the requester may see p: trusted, p on its own node, or a partition shared */
