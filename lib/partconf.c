@@ -605,17 +605,17 @@ static void header_merge(struct parser *ps, struct partconf_part *p, const struc
 	}
 }
 
-/* the definition [s, e) starting at line; returns the partition or -1 */
-static long parse_header(struct parser *ps, const char *s, const char *e, unsigned line,
-			 uint8_t *defmember)
+/*
+ * fn(ps, ctx, item, its line, first?) for each comma-separated item of
+ * [s, e), trimmed, s on line; an item over PARTCONF_ITEM_MAX is an error
+ * instead. Returns false when one was.
+ */
+static bool each_item(struct parser *ps, const char *s, const char *e, unsigned line,
+		      void (*fn)(struct parser *, void *, struct span, unsigned, bool), void *ctx)
 {
-	struct header h = {.defmember = PC_LIMITED};
 	const char *p = s;
-	unsigned sline = line;
-	bool first = true;
-	long idx;
+	bool first = true, ok = true;
 
-	mcast_defaults(&h.m);
 	for (;;) {
 		const char *ie = p;
 		struct span item;
@@ -630,23 +630,43 @@ static long parse_header(struct parser *ps, const char *s, const char *e, unsign
 			char b[64];
 
 			perr(ps, il, "'%s' too long", show(item, b, sizeof(b)));
-			h.bad = true;
-		} else if (first) {
-			header_name(ps, &h, item, il);
+			ok = false;
 		} else {
-			header_flag(ps, &h, item, il);
+			fn(ps, ctx, item, il, first);
 		}
 		first = false;
 		if (ie >= e)
-			break;
+			return ok;
 		p = ie + 1;
 	}
+}
+
+/* one item of a definition: the name first, then flags (each_item) */
+static void header_item(struct parser *ps, void *ctx, struct span item, unsigned line,
+			bool first)
+{
+	if (first)
+		header_name(ps, ctx, item, line);
+	else
+		header_flag(ps, ctx, item, line);
+}
+
+/* the definition [s, e) starting at line; returns the partition or -1 */
+static long parse_header(struct parser *ps, const char *s, const char *e, unsigned line,
+			 uint8_t *defmember)
+{
+	struct header h = {.defmember = PC_LIMITED};
+	long idx;
+
+	mcast_defaults(&h.m);
+	if (!each_item(ps, s, e, line, header_item, &h))
+		h.bad = true;
 	*defmember = h.defmember;
 	if (h.bad)
 		return -1;
-	idx = header_part(ps, &h, sline);
+	idx = header_part(ps, &h, line);
 	if (idx >= 0)
-		header_merge(ps, part_at(ps, idx), &h, sline);
+		header_merge(ps, part_at(ps, idx), &h, line);
 	return idx;
 }
 
@@ -725,65 +745,72 @@ static void parse_member(struct parser *ps, long idx, uint8_t defmember, struct 
 		member_add(part_at(ps, idx), who, guid, (uint8_t)m, line);
 }
 
+/* an mgid line as it is read */
+struct mgid_line {
+	struct partconf_mgroup g;
+	uint8_t given;
+	char gid[64]; /* as written */
+	bool bad;
+};
+
+/* the GID of "mgid=GID" into ml */
+static void mgid_value(struct parser *ps, struct mgid_line *ml, struct span val, unsigned line)
+{
+	char b[64];
+
+	if (!span_len(val)) {
+		perr(ps, line, "mgid needs a value");
+	} else if (span_len(val) >= sizeof(ml->gid)) {
+		perr(ps, line, "bad mgid '%s'", show(val, b, sizeof(b)));
+	} else {
+		memcpy(ml->gid, val.s, span_len(val));
+		ml->gid[span_len(val)] = '\0';
+		if (inet_pton(AF_INET6, ml->gid, ml->g.mgid) != 1)
+			perr(ps, line, "bad mgid '%s'", ml->gid);
+		else if (ml->g.mgid[0] != 0xff)
+			perr(ps, line, "mgid %s is not a multicast GID", ml->gid);
+		else
+			return;
+	}
+	ml->bad = true;
+}
+
+/* one item of an mgid line: the GID first, then flags (each_item) */
+static void mgid_item(struct parser *ps, void *ctx, struct span item, unsigned line, bool first)
+{
+	struct mgid_line *ml = ctx;
+	struct span key, val;
+	bool has_val = split_eq(item, &key, &val);
+	char b[64];
+
+	if (first) {
+		mgid_value(ps, ml, val, line);
+	} else if (span_len(item) &&
+		   !group_flag(ps, line, key, val, has_val, &ml->g.m, &ml->given)) {
+		perr(ps, line, "unknown mgid flag '%s'", show(key, b, sizeof(b)));
+		ml->bad = true;
+	}
+}
+
 /* "mgid=GID[,flag=value]..." up to the end of its line */
 static void parse_mgid(struct parser *ps, long idx, const char *s, const char *e, unsigned line)
 {
 	struct partconf_part *p = part_at(ps, idx);
-	struct partconf_mgroup g = {.line = line};
-	uint8_t given = 0, first = 1;
-	char b[64], gid[64] = "";
-	bool bad = false;
-	const char *q = s;
-	struct span key, val;
+	struct mgid_line ml = {.g = {.line = line}};
+	struct partconf_mgroup g;
+	const char *gid = ml.gid;
 
 	if (p)
-		g.m = p->m;
+		ml.g.m = p->m;
 	else
-		mcast_defaults(&g.m);
-	g.m.scope_mask = 0;
-	for (;;) {
-		const char *ie = q;
-		struct span item;
-		bool has_val;
-
-		while (ie < e && *ie != ',')
-			ie++;
-		item = trim(q, ie);
-		has_val = split_eq(item, &key, &val);
-		if (span_len(item) > PARTCONF_ITEM_MAX) {
-			perr(ps, line, "'%s' too long", show(item, b, sizeof(b)));
-			bad = true;
-		} else if (first) {
-			if (!span_len(val)) {
-				perr(ps, line, "mgid needs a value");
-				bad = true;
-			} else if (span_len(val) >= sizeof(gid)) {
-				perr(ps, line, "bad mgid '%s'", show(val, b, sizeof(b)));
-				bad = true;
-			} else {
-				memcpy(gid, val.s, span_len(val));
-				gid[span_len(val)] = '\0';
-				if (inet_pton(AF_INET6, gid, g.mgid) != 1) {
-					perr(ps, line, "bad mgid '%s'", gid);
-					bad = true;
-				} else if (g.mgid[0] != 0xff) {
-					perr(ps, line, "mgid %s is not a multicast GID", gid);
-					bad = true;
-				}
-			}
-		} else if (span_len(item) &&
-			   !group_flag(ps, line, key, val, has_val, &g.m, &given)) {
-			perr(ps, line, "unknown mgid flag '%s'", show(key, b, sizeof(b)));
-			bad = true;
-		}
-		first = 0;
-		if (ie >= e)
-			break;
-		q = ie + 1;
-	}
-	if (!(given & G_SCOPE) && p)
+		mcast_defaults(&ml.g.m);
+	ml.g.m.scope_mask = 0;
+	if (!each_item(ps, s, e, line, mgid_item, &ml))
+		ml.bad = true;
+	g = ml.g;
+	if (!(ml.given & G_SCOPE) && p)
 		g.m.scope_mask = p->m.scope_mask;
-	if (bad || !p)
+	if (ml.bad || !p)
 		return;
 	g.ip = (g.mgid[2] == 0x40 || g.mgid[2] == 0x60) && g.mgid[3] == 0x1b;
 	{
