@@ -81,12 +81,10 @@ static void sm_failover_json(json_t *o, const struct ibsm_sm *sm)
 			  "bad_sminfo", (json_int_t)c->bad_sminfo));
 }
 
-json_t *status_status(const struct ibsm_sm *sm)
+/* the "sweeps" member of the status view */
+static json_t *sweeps_json(const struct ibsm_sm *sm)
 {
-	const struct ibsm_xport_stats *xs = xport_stats(sm->xport);
-	const struct ibsm_fabric *f = &sm->fabric;
-	const struct ibsm_port *smp = f->sm_port;
-	json_t *sweeps, *st;
+	json_t *sweeps;
 
 	sweeps = json_pack("{s:I, s:I, s:b, s:I, s:I, s:I, s:b, s:I}",
 			   "heavy", (json_int_t)sm->stats.heavy_sweeps,
@@ -113,6 +111,16 @@ json_t *status_status(const struct ibsm_sm *sm)
 	json_object_set_new(sweeps, "last_region_blocks",
 			    json_integer((json_int_t)sm->last_region.blocks_sent));
 	json_object_set_new(sweeps, "last_region_ok", json_boolean(sm->last_region.ok));
+	return sweeps;
+}
+
+json_t *status_status(const struct ibsm_sm *sm)
+{
+	const struct ibsm_xport_stats *xs = xport_stats(sm->xport);
+	const struct ibsm_fabric *f = &sm->fabric;
+	const struct ibsm_port *smp = f->sm_port;
+	json_t *sweeps = sweeps_json(sm), *st;
+
 	st = json_pack(
 		"{s:s, s:I, s:{s:s, s:I, s:o, s:I, s:I, s:I}, s:b, s:o,"
 		" s:{s:I, s:I, s:I, s:I, s:I, s:I},"

@@ -12,11 +12,7 @@
 #include <stdint.h>
 
 #include "fabric.h"
-
-struct ibsm_sm;
-struct sa_req;
-struct sa_resp;
-struct sa_view_state;
+#include "sa/sa_int.h"
 
 /* what one request sees of the model, fixed when it starts */
 struct sa_view {
