@@ -686,10 +686,10 @@ static void answer(const struct mc_group *g, const struct ibsm_mcmember_rec *q, 
 	out->proxy_join = q->proxy_join;
 }
 
-uint16_t mcast_join(struct ibsm_sm *sm, const struct mcast_req *rq,
+uint16_t mcast_join(struct ibsm_mcast *m, const struct mcast_req *rq,
 		    struct ibsm_mcmember_rec *out)
 {
-	struct ibsm_mcast *m = sm->mcast;
+	struct ibsm_sm *sm = m->sm;
 	const struct ibsm_mcmember_rec *q = &rq->rec;
 	uint64_t comp = rq->comp_mask, guid = bits_get(q->port_gid + 8, 0, 64);
 	const struct ibsm_port *p;
@@ -778,10 +778,10 @@ refuse:
 	return st;
 }
 
-uint16_t mcast_leave(struct ibsm_sm *sm, const struct mcast_req *rq,
+uint16_t mcast_leave(struct ibsm_mcast *m, const struct mcast_req *rq,
 		     struct ibsm_mcmember_rec *out)
 {
-	struct ibsm_mcast *m = sm->mcast;
+	struct ibsm_sm *sm = m->sm;
 	const struct ibsm_mcmember_rec *q = &rq->rec;
 	uint64_t guid = bits_get(q->port_gid + 8, 0, 64);
 	uint8_t js = q->join_state & 0xf;
@@ -1553,10 +1553,8 @@ static void group_view(const struct mc_group *g, struct mcast_group_view *gv)
 	}
 }
 
-bool mcast_group_next(const struct ibsm_sm *sm, size_t *pos, struct mcast_group_view *gv)
+bool mcast_group_next(const struct ibsm_mcast *m, size_t *pos, struct mcast_group_view *gv)
 {
-	const struct ibsm_mcast *m = sm->mcast;
-
 	for (; m && *pos < m->mlid_hi; (*pos)++)
 		if (m->by_mlid[*pos]) {
 			group_view(m->by_mlid[(*pos)++], gv);
@@ -1573,10 +1571,10 @@ static void member_view(const struct mc_member *mb, struct mcast_member_view *mv
 	mv->proxy_join = mb->proxy;
 }
 
-bool mcast_member_next(const struct ibsm_sm *sm, uint16_t mlid, size_t *pos,
+bool mcast_member_next(const struct ibsm_mcast *m, uint16_t mlid, size_t *pos,
 		       struct mcast_member_view *mv)
 {
-	const struct mc_group *g = sm->mcast ? group_by_mlid(sm->mcast, mlid) : NULL;
+	const struct mc_group *g = m ? group_by_mlid(m, mlid) : NULL;
 	void *v;
 
 	if (!g || !u64map_next(&g->members, pos, NULL, &v))
@@ -1585,10 +1583,10 @@ bool mcast_member_next(const struct ibsm_sm *sm, uint16_t mlid, size_t *pos,
 	return true;
 }
 
-bool mcast_member_find(const struct ibsm_sm *sm, uint16_t mlid, uint64_t port_guid,
+bool mcast_member_find(const struct ibsm_mcast *m, uint16_t mlid, uint64_t port_guid,
 		       struct mcast_member_view *mv)
 {
-	const struct mc_group *g = sm->mcast ? group_by_mlid(sm->mcast, mlid) : NULL;
+	const struct mc_group *g = m ? group_by_mlid(m, mlid) : NULL;
 	const struct mc_member *mb = g ? u64map_get(&g->members, port_guid) : NULL;
 
 	if (!mb)
@@ -1597,10 +1595,10 @@ bool mcast_member_find(const struct ibsm_sm *sm, uint16_t mlid, uint64_t port_gu
 	return true;
 }
 
-bool mcast_mft_entry(const struct ibsm_sm *sm, const struct ibsm_node *sw, uint16_t mlid,
+bool mcast_mft_entry(const struct ibsm_mcast *m, const struct ibsm_node *sw, uint16_t mlid,
 		     uint16_t *mask, unsigned position)
 {
-	const struct mc_sw *s = sm->mcast ? u64map_get(&sm->mcast->swmap, sw->guid) : NULL;
+	const struct mc_sw *s = m ? u64map_get(&m->swmap, sw->guid) : NULL;
 	uint32_t row = (uint32_t)mlid - IBSM_MLID_BASE;
 
 	*mask = 0;
@@ -1611,20 +1609,19 @@ bool mcast_mft_entry(const struct ibsm_sm *sm, const struct ibsm_node *sw, uint1
 	return true;
 }
 
-size_t mcast_groups(const struct ibsm_sm *sm)
+size_t mcast_groups(const struct ibsm_mcast *m)
 {
-	return sm->mcast ? sm->mcast->ngroups : 0;
+	return m ? m->ngroups : 0;
 }
 
-size_t mcast_mlids_in_use(const struct ibsm_sm *sm)
+size_t mcast_mlids_in_use(const struct ibsm_mcast *m)
 {
 	/* one group per MLID */
-	return mcast_groups(sm);
+	return mcast_groups(m);
 }
 
-void mcast_get_stats(const struct ibsm_sm *sm, struct mcast_stats *st)
+void mcast_get_stats(const struct ibsm_mcast *m, struct mcast_stats *st)
 {
-	const struct ibsm_mcast *m = sm->mcast;
 	size_t pos = 0;
 	void *v;
 

@@ -16,6 +16,7 @@
 #include "mad/sa.h"
 
 struct ibsm_sm;
+struct ibsm_mcast;
 struct ibsm_node;
 struct ibsm_port;
 
@@ -50,10 +51,10 @@ struct mcast_req {
 };
 /* join or create (o15-0.1.x, o15-0.2.x): 0 with *out the record to answer,
  * or the SA status to answer with (IBSM_SA_ERR_*) */
-uint16_t mcast_join(struct ibsm_sm *sm, const struct mcast_req *rq,
+uint16_t mcast_join(struct ibsm_mcast *m, const struct mcast_req *rq,
 		    struct ibsm_mcmember_rec *out);
 /* leave (o15-0.1.14): clear the JoinState bits asked for */
-uint16_t mcast_leave(struct ibsm_sm *sm, const struct mcast_req *rq,
+uint16_t mcast_leave(struct ibsm_mcast *m, const struct mcast_req *rq,
 		     struct ibsm_mcmember_rec *out);
 
 /*
@@ -79,20 +80,20 @@ struct mcast_member_view {
 	bool proxy_join;
 };
 /* groups in MLID order: start with *pos = 0; false when done */
-bool mcast_group_next(const struct ibsm_sm *sm, size_t *pos, struct mcast_group_view *gv);
+bool mcast_group_next(const struct ibsm_mcast *m, size_t *pos, struct mcast_group_view *gv);
 /* the members of the group on mlid: start with *pos = 0; false when done */
-bool mcast_member_next(const struct ibsm_sm *sm, uint16_t mlid, size_t *pos,
+bool mcast_member_next(const struct ibsm_mcast *m, uint16_t mlid, size_t *pos,
 		       struct mcast_member_view *mv);
 /* one member of the group on mlid by port GUID */
-bool mcast_member_find(const struct ibsm_sm *sm, uint16_t mlid, uint64_t port_guid,
+bool mcast_member_find(const struct ibsm_mcast *m, uint16_t mlid, uint64_t port_guid,
 		       struct mcast_member_view *mv);
 
 /* the port mask of MLID on a switch, as programmed (16 bits per position); false if none */
-bool mcast_mft_entry(const struct ibsm_sm *sm, const struct ibsm_node *sw, uint16_t mlid,
+bool mcast_mft_entry(const struct ibsm_mcast *m, const struct ibsm_node *sw, uint16_t mlid,
 		     uint16_t *mask, unsigned position);
 /* groups and MLIDs in use */
-size_t mcast_groups(const struct ibsm_sm *sm);
-size_t mcast_mlids_in_use(const struct ibsm_sm *sm);
+size_t mcast_groups(const struct ibsm_mcast *m);
+size_t mcast_mlids_in_use(const struct ibsm_mcast *m);
 
 struct mcast_stats {
 	size_t groups, mlids;
@@ -105,6 +106,6 @@ struct mcast_stats {
 	uint32_t stale_entries;  /* non-zero entries held for MLIDs no group owns */
 	bool programming;        /* a pass is running or due */
 };
-void mcast_get_stats(const struct ibsm_sm *sm, struct mcast_stats *st);
+void mcast_get_stats(const struct ibsm_mcast *m, struct mcast_stats *st);
 
 #endif

@@ -889,7 +889,7 @@ json_t *status_multicast(const struct ibsm_sm *sm)
 	char mgid[INET6_ADDRSTRLEN], hex[8];
 	size_t pos = 0;
 
-	while (mcast_group_next(sm, &pos, &gv)) {
+	while (mcast_group_next(sm->mcast, &pos, &gv)) {
 		const struct ibsm_mcmember_rec *r = &gv.rec;
 
 		inet_ntop(AF_INET6, r->mgid, mgid, sizeof(mgid));
@@ -903,7 +903,7 @@ json_t *status_multicast(const struct ibsm_sm *sm)
 				       (int)gv.full, "non", (int)gv.non, "send_only", (int)gv.send_only,
 				       "hop_limit", r->hop_limit, "well_known", gv.well_known));
 	}
-	mcast_get_stats(sm, &st);
+	mcast_get_stats(sm->mcast, &st);
 	return json_pack("{s:o, s:I, s:I, s:i,"
 			 " s:{s:I, s:I, s:I, s:I, s:I},"
 			 " s:{s:i, s:i, s:i, s:b, s:b, s:I, s:I, s:I}}",

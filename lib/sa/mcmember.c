@@ -44,14 +44,14 @@ static void decode(const struct sa_req *q, struct mcast_req *rq)
 
 /* a join or leave through op, answered with the group's record */
 static void mcm_change(struct sa_req *q, struct sa_resp *r,
-		       uint16_t (*op)(struct ibsm_sm *, const struct mcast_req *,
+		       uint16_t (*op)(struct ibsm_mcast *, const struct mcast_req *,
 				      struct ibsm_mcmember_rec *))
 {
 	struct mcast_req rq;
 	struct ibsm_mcmember_rec out;
 
 	decode(q, &rq);
-	r->status = op(q->sm, &rq, &out);
+	r->status = op(q->sm->mcast, &rq, &out);
 	if (!r->status)
 		mcmember_rec_encode(sa_resp_add(r), &out);
 }
@@ -115,7 +115,7 @@ static void mcm_get(struct sa_req *q, struct sa_resp *r)
 	mcmember_rec_decode(q->rec, &qr);
 	guid = bits_get(qr.port_gid, 64, 64);
 	r->matched = OWN_MATCH;
-	while (mcast_group_next(sm, &pos, &gv)) {
+	while (mcast_group_next(sm->mcast, &pos, &gv)) {
 		const struct ibsm_mcmember_rec *g = &gv.rec;
 
 		if ((comp & C(MGID)) && memcmp(qr.mgid, g->mgid, 16))
@@ -126,7 +126,7 @@ static void mcm_get(struct sa_req *q, struct sa_resp *r)
 		    !mcast_rec_match(comp, &qr, g))
 			continue;
 		if (comp & C(PORT_GID)) {
-			if (!mcast_member_find(sm, g->mlid, guid, &mv) ||
+			if (!mcast_member_find(sm->mcast, g->mlid, guid, &mv) ||
 			    memcmp(mv.port_gid, qr.port_gid, 16))
 				continue;
 			if ((comp & C(PROXY_JOIN)) && qr.proxy_join != mv.proxy_join)
@@ -140,7 +140,7 @@ static void mcm_get(struct sa_req *q, struct sa_resp *r)
 		if (q->trusted) {
 			/* every member that matches */
 			mpos = 0;
-			while (mcast_member_next(sm, g->mlid, &mpos, &mv))
+			while (mcast_member_next(sm->mcast, g->mlid, &mpos, &mv))
 				if (state_match(comp, &qr, g->scope, mv.join_state))
 					add(q, r, &gv, &mv);
 			continue;

@@ -154,7 +154,7 @@ static void mft_add_block(const struct sa_view *v, struct sa_resp *r, const stru
 		uint32_t mlid = IBSM_MLID_BASE + b * MFT_BLOCK_SIZE + i;
 
 		if (mlid > IBSM_MLID_MAX ||
-		    !mcast_mft_entry(v->q->sm, n, (uint16_t)mlid, &mask[i], pos))
+		    !mcast_mft_entry(v->q->sm->mcast, n, (uint16_t)mlid, &mask[i], pos))
 			mask[i] = 0;
 		any = any || mask[i];
 	}

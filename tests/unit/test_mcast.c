@@ -213,7 +213,7 @@ static void settle(struct simenv *e)
 	unsigned spins;
 
 	for (spins = 0; spins < 200000; spins++) {
-		mcast_get_stats(e->sm, &st);
+		mcast_get_stats(e->sm->mcast, &st);
 		if (!st.programming && !sm_sweeping(e->sm))
 			return;
 		event_base_loop(e->base, EVLOOP_NONBLOCK);
@@ -339,7 +339,7 @@ static void check_clean(const struct simenv *e)
 {
 	struct mcast_stats st;
 
-	mcast_get_stats(e->sm, &st);
+	mcast_get_stats(e->sm->mcast, &st);
 	ck_assert_uint_eq(st.blocks_pending, 0);
 	ck_assert_uint_eq(st.stale_entries, 0);
 	ck_assert(!st.programming);
@@ -361,8 +361,8 @@ START_TEST(t_ipoib_group_at_start)
 	int i;
 
 	start(&e, NULL);
-	ck_assert_uint_eq(mcast_groups(e.sm), 1);
-	ck_assert(mcast_group_next(e.sm, &pos, &gv));
+	ck_assert_uint_eq(mcast_groups(e.sm->mcast), 1);
+	ck_assert(mcast_group_next(e.sm->mcast, &pos, &gv));
 	ck_assert_mem_eq(gv.rec.mgid, ipoib_bcast, 16);
 	ck_assert_uint_eq(gv.rec.mlid, 0xc000);
 	ck_assert_uint_eq(gv.rec.qkey, 0x0b1b);
@@ -399,7 +399,7 @@ START_TEST(t_ipoib_group_at_start)
 	for (i = 0; i < NHOSTS; i++)
 		ck_assert_uint_eq(leave(&e, i, ipoib_bcast, i, IBSM_JOIN_FULL, NULL), 0);
 	ck_assert_uint_eq(traps67, 1);
-	ck_assert_uint_eq(mcast_groups(e.sm), 1);
+	ck_assert_uint_eq(mcast_groups(e.sm->mcast), 1);
 	settle(&e);
 	check_mlid_clean(&e, 0xc000);
 	simenv_fini(&e);
@@ -466,10 +466,10 @@ START_TEST(t_create_join_leave)
 	ck_assert_uint_eq(leave(&e, h[2], mgid, h[2], IBSM_JOIN_FULL, NULL), 0);
 	ck_assert_uint_eq(traps67, 1);
 	ck_assert_mem_eq(last_trap_mgid, mgid, 16);
-	ck_assert_uint_eq(mcast_groups(e.sm), 1);
+	ck_assert_uint_eq(mcast_groups(e.sm->mcast), 1);
 	pos = 0;
-	ck_assert(mcast_group_next(e.sm, &pos, &gv));
-	ck_assert(!mcast_group_next(e.sm, &pos, &gv));
+	ck_assert(mcast_group_next(e.sm->mcast, &pos, &gv));
+	ck_assert(!mcast_group_next(e.sm->mcast, &pos, &gv));
 	ck_assert_uint_eq(leave(&e, h[5], mgid, h[5], IBSM_JOIN_NON, NULL),
 			  IBSM_SA_ERR_REQ_INVALID);
 	settle(&e);
@@ -533,7 +533,7 @@ START_TEST(t_create_rules)
 	r.pkey = 0x8001;
 	sa(&e, 2, IBSM_METHOD_SET, CREATE_COMP, 0, &r, &a);
 	ck_assert_uint_eq(a.status, IBSM_SA_ERR_REQ_INVALID);
-	ck_assert_uint_eq(mcast_groups(e.sm), 1);
+	ck_assert_uint_eq(mcast_groups(e.sm->mcast), 1);
 	ck_assert_uint_eq(traps66, 0);
 	/* without MTU and rate, the port's; greater than 256: the port's 2048 */
 	r = mrec(&e, mgid, 2, IBSM_JOIN_FULL);
@@ -557,7 +557,7 @@ START_TEST(t_create_rules)
 	ck_assert_uint_eq(out.mgid[3], 0x1b);
 	ck_assert_uint_eq(out.mgid[4], 0xfe);
 	ck_assert_uint_eq(out.mgid[5], 0x80);
-	ck_assert_uint_eq(mcast_groups(e.sm), 4);
+	ck_assert_uint_eq(mcast_groups(e.sm->mcast), 4);
 	/* the next zero MGID is another group */
 	ck_assert_uint_eq(join(&e, 3, zero, 3, IBSM_JOIN_FULL, CREATE_COMP, &r), 0);
 	ck_assert(memcmp(r.mgid, out.mgid, 16) != 0);
@@ -674,7 +674,7 @@ START_TEST(t_leave_rules)
 	ck_assert_uint_eq(leave(&e, 4, mgid, 6, IBSM_JOIN_FULL, &out), 0);
 	ck_assert_uint_eq(out.join_state, 0);
 	ck_assert_uint_eq(leave(&e, 3, mgid, 3, IBSM_JOIN_FULL, NULL), 0);
-	ck_assert_uint_eq(mcast_groups(e.sm), 2);
+	ck_assert_uint_eq(mcast_groups(e.sm->mcast), 2);
 	simenv_fini(&e);
 }
 END_TEST
@@ -701,12 +701,12 @@ START_TEST(t_send_only)
 	/* the last full member leaves: the group goes, send-only members with it */
 	ck_assert_uint_eq(leave(&e, 0, mgid, 0, IBSM_JOIN_FULL, NULL), 0);
 	ck_assert_uint_eq(traps67, 1);
-	ck_assert_uint_eq(mcast_groups(e.sm), 1);
+	ck_assert_uint_eq(mcast_groups(e.sm->mcast), 1);
 	ck_assert_uint_eq(leave(&e, 3, mgid, 3, IBSM_JOIN_SENDONLY, NULL),
 			  IBSM_SA_ERR_REQ_INVALID);
 	settle(&e);
 	check_mlid_clean(&e, out.mlid);
-	mcast_get_stats(e.sm, &st);
+	mcast_get_stats(e.sm->mcast, &st);
 	ck_assert_uint_eq(st.mlids, 1);
 	simenv_fini(&e);
 }
@@ -728,7 +728,7 @@ START_TEST(t_sendonly_partial_leave_no_leak)
 	uint16_t mlid_max = 0;
 
 	start(&e, NULL);
-	mcast_get_stats(e.sm, &st);
+	mcast_get_stats(e.sm->mcast, &st);
 	ck_assert_uint_eq(st.mlid_max, 0xc000 + 1024 - 1);
 	for (i = 0; i < 5000; i++) {
 		int a = 2 + (int)(i % 3), b = i % 2 ? 5 : a;
@@ -741,8 +741,8 @@ START_TEST(t_sendonly_partial_leave_no_leak)
 		/* the partial leave: the full bit goes, send-only stays asked for */
 		ck_assert_uint_eq(leave(&e, a, mgid, a, IBSM_JOIN_FULL, &out), 0);
 		ck_assert_uint_eq(out.join_state, 0);
-		ck_assert_msg(mcast_mlids_in_use(e.sm) == 1, "cycle %u: %zu mlids in use", i,
-			      mcast_mlids_in_use(e.sm));
+		ck_assert_msg(mcast_mlids_in_use(e.sm->mcast) == 1, "cycle %u: %zu mlids in use", i,
+			      mcast_mlids_in_use(e.sm->mcast));
 	}
 	ck_assert_uint_eq(traps66, 5000);
 	ck_assert_uint_eq(traps67, 5000);
@@ -752,7 +752,7 @@ START_TEST(t_sendonly_partial_leave_no_leak)
 	check_clean(&e);
 	for (i = 0xc001; i <= 0xc003; i++)
 		check_mlid_clean(&e, (uint16_t)i);
-	mcast_get_stats(e.sm, &st);
+	mcast_get_stats(e.sm->mcast, &st);
 	ck_assert_uint_eq(st.groups, 1);
 	ck_assert_uint_eq(st.created, 5001);
 	ck_assert_uint_eq(st.deleted, 5000);
@@ -886,7 +886,7 @@ START_TEST(t_port_gone)
 	simenv_run_heavy(&e, 2);
 	settle(&e);
 	/* h5 was the only full member: the group is gone */
-	ck_assert_uint_eq(mcast_groups(e.sm), 1);
+	ck_assert_uint_eq(mcast_groups(e.sm->mcast), 1);
 	ck_assert_uint_eq(traps67, 1);
 	check_mlid_clean(&e, out.mlid);
 	check_clean(&e);
@@ -979,7 +979,7 @@ static bool group_get(const struct simenv *e, const uint8_t mgid[16], struct mca
 {
 	size_t pos = 0;
 
-	while (mcast_group_next(e->sm, &pos, gv))
+	while (mcast_group_next(e->sm->mcast, &pos, gv))
 		if (!memcmp(gv->rec.mgid, mgid, 16))
 			return true;
 	return false;
@@ -1007,7 +1007,7 @@ START_TEST(t_partition_reload)
 	reload_parts(&e, "Default=0x7fff, ipoib : ALL=full ;\n"
 			 "storage=0x0010, ipoib : ALL=full ;\n"
 			 "lab=0x0020, ipoib : ALL=full ;\n");
-	ck_assert_uint_eq(mcast_groups(e.sm), 3);
+	ck_assert_uint_eq(mcast_groups(e.sm->mcast), 3);
 	ck_assert(group_get(&e, storage, &gv) && gv.well_known);
 	smlid = gv.rec.mlid;
 	ck_assert(group_get(&e, lab, &gv) && gv.well_known);
@@ -1036,8 +1036,8 @@ START_TEST(t_partition_reload)
 	ck_assert_uint_eq(leave(&e, 1, storage, 1, IBSM_JOIN_FULL, NULL), 0);
 	settle(&e);
 	ck_assert(!group_get(&e, storage, &gv));
-	ck_assert_uint_eq(mcast_groups(e.sm), 1);
-	ck_assert_uint_eq(mcast_mlids_in_use(e.sm), 1);
+	ck_assert_uint_eq(mcast_groups(e.sm->mcast), 1);
+	ck_assert_uint_eq(mcast_mlids_in_use(e.sm->mcast), 1);
 	check_mlid_clean(&e, smlid);
 	check_clean(&e);
 	simenv_fini(&e);

@@ -45,9 +45,9 @@ uint16_t __real_pkey_common(const struct ibsm_partitions *pt, const struct ibsm_
 			    const struct ibsm_port *b, uint16_t want);
 uint16_t __wrap_pkey_common(const struct ibsm_partitions *pt, const struct ibsm_port *a,
 			    const struct ibsm_port *b, uint16_t want);
-bool __real_mcast_mft_entry(const struct ibsm_sm *sm, const struct ibsm_node *sw, uint16_t mlid,
+bool __real_mcast_mft_entry(const struct ibsm_mcast *m, const struct ibsm_node *sw, uint16_t mlid,
 			    uint16_t *mask, unsigned position);
-bool __wrap_mcast_mft_entry(const struct ibsm_sm *sm, const struct ibsm_node *sw, uint16_t mlid,
+bool __wrap_mcast_mft_entry(const struct ibsm_mcast *m, const struct ibsm_node *sw, uint16_t mlid,
 			    uint16_t *mask, unsigned position);
 
 /* a node whose ports share a partition with switch ports only (0: none) */
@@ -71,7 +71,7 @@ static struct fake_mft {
 } fake_mft[4];
 static size_t nfake_mft;
 
-bool __wrap_mcast_mft_entry(const struct ibsm_sm *sm, const struct ibsm_node *sw, uint16_t mlid,
+bool __wrap_mcast_mft_entry(const struct ibsm_mcast *m, const struct ibsm_node *sw, uint16_t mlid,
 			    uint16_t *mask, unsigned position)
 {
 	size_t i;
@@ -82,7 +82,7 @@ bool __wrap_mcast_mft_entry(const struct ibsm_sm *sm, const struct ibsm_node *sw
 			*mask = fake_mft[i].mask;
 			return true;
 		}
-	return nfake_mft ? (*mask = 0, false) : __real_mcast_mft_entry(sm, sw, mlid, mask, position);
+	return nfake_mft ? (*mask = 0, false) : __real_mcast_mft_entry(m, sw, mlid, mask, position);
 }
 
 /* --- an SA client over the fake fabric --- */
