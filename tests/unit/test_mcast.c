@@ -16,6 +16,8 @@
 
 #include <event2/event.h>
 
+#include "conf.h"
+#include "fabric.h"
 #include "fakefab.h"
 #include "mad/rmpp.h"
 #include "mad/sa.h"
@@ -1061,6 +1063,87 @@ START_TEST(t_fini_mid_pass)
 }
 END_TEST
 
+/* --- the group table alone: a tiny model, no transport, no sweep --- */
+
+/* a join (state js) or leave request for mgid from port p of the tiny model */
+static struct mcast_req tiny_req(const struct ibsm_port *p, uint8_t last, uint8_t js)
+{
+	struct mcast_req rq = {.comp_mask = CREATE_COMP, .requester = p};
+	uint64_t prefix = PREFIX, guid = p->guid;
+	int i;
+
+	rq.rec.mgid[0] = 0xff;
+	rq.rec.mgid[1] = 0x12;
+	rq.rec.mgid[15] = last;
+	for (i = 0; i < 8; i++, prefix <<= 8, guid <<= 8) {
+		rq.rec.port_gid[i] = (uint8_t)(prefix >> 56);
+		rq.rec.port_gid[8 + i] = (uint8_t)(guid >> 56);
+	}
+	rq.rec.join_state = js;
+	rq.rec.pkey = 0xffff;
+	rq.rec.qkey = 0x1234;
+	rq.rec.mtu_sel = rq.rec.rate_sel = IBSM_SA_SEL_BEST;
+	return rq;
+}
+
+START_TEST(t_groups_without_sm)
+{
+	struct ibsm_sm *sm = calloc(1, sizeof(*sm)); /* only what the group table reads */
+	struct ibsm_mcmember_rec out;
+	struct mcast_group_view gv;
+	struct mcast_member_view mv;
+	struct mcast_req rq;
+	struct ibsm_node *ca;
+	struct ibsm_mcast *m;
+	size_t pos = 0;
+
+	sm->base = event_base_new();
+	sm->conf = conf_new();
+	fabric_init(&sm->fabric);
+	fabric_new_gen(&sm->fabric);
+	ca = fabric_node_get(&sm->fabric,
+			     &(struct ibsm_nodeinfo){.node_type = IBSM_NODE_CA, .num_ports = 1,
+						     .node_guid = 0x200, .port_guid = 0x201,
+						     .local_port = 1},
+			     &(bool){false});
+	fabric_port_set_guid(&sm->fabric, &ca->ports[1], 0x201);
+	sm->parts = pkey_new(&sm->fabric, &sm->conf, 0);
+	mcast_del(NULL);
+	m = sm->mcast = mcast_new(sm);
+	/* created by a full member's join: the lowest MLID */
+	rq = tiny_req(&ca->ports[1], 1, IBSM_JOIN_FULL);
+	ck_assert_uint_eq(mcast_join(m, &rq, &out), 0);
+	ck_assert_uint_eq(out.mlid, IBSM_MLID_BASE);
+	ck_assert_uint_eq(out.join_state, IBSM_JOIN_FULL);
+	rq = tiny_req(&ca->ports[1], 2, IBSM_JOIN_FULL);
+	ck_assert_uint_eq(mcast_join(m, &rq, &out), 0);
+	ck_assert_uint_eq(out.mlid, IBSM_MLID_BASE + 1);
+	ck_assert_uint_eq(mcast_groups(m), 2);
+	ck_assert(mcast_member_find(m, IBSM_MLID_BASE + 1, 0x201, &mv));
+	ck_assert_uint_eq(mv.join_state, IBSM_JOIN_FULL);
+	/* a non-member may not create one */
+	rq = tiny_req(&ca->ports[1], 3, IBSM_JOIN_NON);
+	ck_assert_uint_ne(mcast_join(m, &rq, &out), 0);
+	/* the last full member leaves: the group and its MLID go, and come back first */
+	rq = tiny_req(&ca->ports[1], 1, IBSM_JOIN_FULL);
+	rq.comp_mask = JOIN_COMP;
+	ck_assert_uint_eq(mcast_leave(m, &rq, &out), 0);
+	ck_assert_uint_eq(mcast_groups(m), 1);
+	ck_assert(mcast_group_next(m, &pos, &gv));
+	ck_assert_uint_eq(gv.rec.mlid, IBSM_MLID_BASE + 1);
+	rq = tiny_req(&ca->ports[1], 4, IBSM_JOIN_FULL);
+	ck_assert_uint_eq(mcast_join(m, &rq, &out), 0);
+	ck_assert_uint_eq(out.mlid, IBSM_MLID_BASE);
+	ck_assert_uint_eq(mcast_mlids_in_use(m), 2);
+	mcast_del(m);
+	pkey_del(sm->parts);
+	fabric_fini(&sm->fabric);
+	conf_del(sm->conf);
+	event_base_free(sm->base);
+	free(sm);
+}
+END_TEST
+
 static Suite *mcast_suite(void)
 {
 	Suite *s = suite_create("mcast");
@@ -1082,6 +1165,7 @@ static Suite *mcast_suite(void)
 	tcase_add_test(tc, t_query);
 	tcase_add_test(tc, t_partition_reload);
 	tcase_add_test(tc, t_fini_mid_pass);
+	tcase_add_test(tc, t_groups_without_sm);
 	suite_add_tcase(s, tc);
 	return s;
 }
