@@ -20,7 +20,7 @@
 #include "lid.h"
 #include "log.h"
 #include "offline.h"
-#include "routing.h"
+#include "route_registry.h"
 #include "sm.h"
 #include "topo.h"
 #include "topofile.h"
@@ -297,19 +297,19 @@ int offline_run(struct ibsm_conf *conf, const struct offline_opts *o)
 	phase_done(&pl, "lids");
 	t = topo_from_fabric(&sm->fabric);
 	phase_done(&pl, "snapshot");
-	router_load_dir(sm->router, &errs);
+	route_load_dir(sm->router, &errs);
 	for (i = 0; i < errs.n; i++)
 		fprintf(stderr, "%s\n", errs.msg[i]);
 	conf_errors_free(&errs);
-	if (router_configure(sm->router, sm->conf, &errs) < 0) {
+	if (route_configure(sm->router, sm->conf, &errs) < 0) {
 		for (i = 0; i < errs.n; i++)
 			fprintf(stderr, "%s\n", errs.msg[i]);
 		json_object_set_new(report, "error", json_string(errs.n ? errs.msg[0]
 								       : "no routing engine"));
 		goto out;
 	}
-	json_object_set_new(report, "chain", json_string(router_chain(sm->router)));
-	r = router_run(sm->router, t, &vo, &out);
+	json_object_set_new(report, "chain", json_string(route_chain(sm->router)));
+	r = route_run(sm->router, t, &vo, &out);
 	phase_done(&pl, "route+verify");
 	json_object_set_new(report, "attempts", attempts_json(&out));
 	if (r < 0 || !out.routes) {

@@ -24,7 +24,7 @@
 #include "mkey.h"
 #include "pkey.h"
 #include "reroute.h"
-#include "routing.h"
+#include "route_registry.h"
 #include "sa/sa.h"
 #include "sm.h"
 #include "smstate.h"
@@ -331,7 +331,7 @@ static void *route_worker(void *arg)
 		}
 	}
 	if (!job->patched)
-		job->err = router_run(job->sm->router, job->topo, &job->vo, &job->out);
+		job->err = route_run(job->sm->router, job->topo, &job->vo, &job->out);
 	event_active(job->done_ev, EV_READ, 0);
 	return NULL;
 }
@@ -793,7 +793,7 @@ void sm_apply_conf(struct ibsm_sm *sm, struct ibsm_conf *conf)
 		sm->deferred_conf = conf;
 		return;
 	}
-	if (router_configure(sm->router, conf, &errs) < 0) {
+	if (route_configure(sm->router, conf, &errs) < 0) {
 		for (i = 0; i < errs.n; i++)
 			log_warnx("reload: %s", errs.msg[i]);
 		log_warnx("reload: routing engines unchanged");
@@ -844,7 +844,7 @@ struct ibsm_sm *sm_new(struct event_base *base, struct ibsm_conf *conf, struct i
 	path = conf->cache_dir ? xasprintf("%s/guid2mkey", conf->cache_dir) : NULL;
 	sm->mkeys = mkeys_new(path);
 	free(path);
-	sm->router = router_new(conf->plugin_dir ? conf->plugin_dir : PKGLIBDIR);
+	sm->router = route_registry_new(conf->plugin_dir ? conf->plugin_dir : PKGLIBDIR);
 	sm->start_ev = evtimer_new(base, start_cb, sm);
 	sm->light_timer = event_new(base, -1, EV_PERSIST, light_timer_cb, sm);
 	sm->hold_timer = evtimer_new(base, hold_cb, sm);
@@ -885,7 +885,7 @@ void sm_del(struct ibsm_sm *sm)
 	routes_del(sm->routes);
 	topo_del(sm->topo);
 	route_outcome_fini(&sm->last_route);
-	router_del(sm->router);
+	route_registry_del(sm->router);
 	conf_del(sm->deferred_conf);
 	lidmgr_del(sm->lids);
 	mkeys_del(sm->mkeys);
@@ -930,17 +930,17 @@ int sm_start(struct ibsm_sm *sm)
 	mkey_check_conf(sm->conf);
 	conf_errors_free(&errs);
 	errs = (struct conf_errors){0};
-	r = router_load_dir(sm->router, &errs);
+	r = route_load_dir(sm->router, &errs);
 	for (i = 0; i < errs.n; i++)
 		log_warnx("%s", errs.msg[i]);
 	conf_errors_free(&errs);
-	if (router_configure(sm->router, sm->conf, &errs) < 0) {
+	if (route_configure(sm->router, sm->conf, &errs) < 0) {
 		for (i = 0; i < errs.n; i++)
 			log_msg(IBSM_LOG_ERROR, "%s", errs.msg[i]);
 		conf_errors_free(&errs);
 		return -EINVAL;
 	}
-	log_info("routing engines: %s", router_chain(sm->router));
+	log_info("routing engines: %s", route_chain(sm->router));
 	smstate_init(sm);
 	sa_init(sm);
 	if (sm->conf->sweep_interval > 0) {

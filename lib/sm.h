@@ -18,7 +18,7 @@
 #include "events.h"
 #include "fabric.h"
 #include "mad/smp.h"
-#include "routing.h"
+#include "route_registry.h"
 
 struct event;
 struct event_base;

@@ -53,7 +53,6 @@
 #include <string.h>
 
 #include "common.h"
-#include "conf.h"
 #include "engines.h"
 
 #define RANK_NONE 0xff
@@ -1610,15 +1609,10 @@ int ftree_route(const struct ibsm_topo *t, struct ibsm_routes *r, const struct f
 	static const struct ftree_opts none;
 	struct ft f = {.t = t, .r = r, .o = o ? o : &none, .nsw = t->nsw};
 	size_t nl;
-	int err;
+	int err = engine_start(t, r);
 
-	r->why[0] = '\0';
-	err = engine_check_topo(t, r);
-	if (err < 0)
+	if (err <= 0)
 		return err;
-	memset(r->lft, ROUTE_NONE, (size_t)r->nsw * r->stride);
-	if (!t->nsw)
-		return 0;
 
 	f.rank = eng_malloc(f.nsw);
 	f.comp = eng_malloc(f.nsw * sizeof(*f.comp));
@@ -1672,32 +1666,23 @@ struct ftree_state {
 	char why[256];
 };
 
-static int ftree_init(const struct ibsm_conf *conf, void **state)
+static int ftree_init(const struct ibsm_opts *opts, void **state)
 {
-	struct ftree_state *st = eng_calloc(1, sizeof(*st));
-	const char *files[4] = {conf ? conf->cn_guid_file : NULL, conf ? conf->io_guid_file : NULL,
-				conf ? conf->guid_routing_order_file : NULL,
-				conf ? conf->root_guid_file : NULL};
 	static const char *const keys[4] = {"cn_guid_file", "io_guid_file",
 					    "guid_routing_order_file", "root_guid_file"};
+	struct ftree_state *st = eng_calloc(1, sizeof(*st));
 	size_t *counts[4] = {&st->o.ncn, &st->o.nio, &st->o.norder, &st->o.nroots};
 	int i;
 
 	for (i = 0; i < 4; i++) {
 		struct ibsm_routes tmp = {0};
-		int n;
+		int n = engine_opt_guids(opts, keys[i], &st->v[i], &tmp);
 
-		if (!files[i] || !*files[i])
-			continue;
-		n = engine_read_guids(files[i], &st->v[i], &tmp);
-		if (n < 0) {
-			if (!st->err) {
-				st->err = n;
-				snprintf(st->why, sizeof(st->why), "%s: %.200s", keys[i], tmp.why);
-			}
-			continue;
+		if (n < 0 && !st->err) {
+			st->err = n;
+			snprintf(st->why, sizeof(st->why), "%s: %.200s", keys[i], tmp.why);
 		}
-		*counts[i] = (size_t)n;
+		*counts[i] = n > 0 ? (size_t)n : 0;
 	}
 	st->o.cn = st->v[0];
 	st->o.io = st->v[1];
@@ -1728,18 +1713,5 @@ static void ftree_fini(void *state)
 	free(st);
 }
 
-/* tests link several engines into one program: there it goes by its own name */
-#ifdef IBSM_ROUTING_NO_EXPORT
-#define FTREE_ENGINE ftree_engine
-#else
-#define FTREE_ENGINE ibsm_routing_engine
-#endif
-
-IBSM_ROUTING_ENGINE_EXPORT const struct ibsm_routing_engine FTREE_ENGINE = {
-	.api_version = IBSM_ROUTING_API_VERSION,
-	.name = "ftree",
-	.summary = "fat trees: D-mod-K up*-down* routes, even in degraded trees",
-	.init = ftree_init,
-	.route = ftree_engine_route,
-	.fini = ftree_fini,
-};
+IBSM_ROUTING_ENGINE(ftree, .summary = "fat trees: D-mod-K up*-down* routes, even in degraded trees",
+		    .init = ftree_init, .route = ftree_engine_route, .fini = ftree_fini);
