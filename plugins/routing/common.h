@@ -8,6 +8,7 @@
 #ifndef IBSM_ENGINE_COMMON_H
 #define IBSM_ENGINE_COMMON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -134,6 +135,35 @@ static inline uint32_t engine_mask_links(const uint64_t *mask, uint32_t nw, cons
 		}
 	}
 	return nc;
+}
+
+/*
+ * For the next LID of an LMC block: of the links base + c[0..nc), one to a
+ * neighbour the block has not used yet (used[0..nused)) before one it has,
+ * then the least loaded, the first of equals, so that the block's LIDs get
+ * disjoint first hops where there are enough neighbours. *fresh: its
+ * neighbour is a new one.
+ */
+static inline uint32_t engine_block_link(const struct topo_link *links, uint32_t base,
+					 const uint8_t *c, uint32_t nc, const uint32_t *load,
+					 const uint32_t *used, uint32_t nused, bool *fresh)
+{
+	uint32_t best = 0, i, m;
+	bool best_used = true;
+
+	for (i = 0; i < nc; i++) {
+		uint32_t l = base + c[i];
+		bool u = false;
+
+		for (m = 0; m < nused && !u; m++)
+			u = used[m] == links[l].peer;
+		if (i == 0 || (best_used && !u) || (best_used == u && load[l] < load[best])) {
+			best = l;
+			best_used = u;
+		}
+	}
+	*fresh = !best_used;
+	return best;
 }
 
 #endif

@@ -1434,6 +1434,35 @@ static int32_t rf_score(struct refine *q, uint32_t d, uint32_t nt)
 	return score;
 }
 
+/* a cell of the hot list still at the maximum (the others leave it); false when none is */
+static bool rf_hot_cell(struct refine *q, uint32_t *cell)
+{
+	while (q->nhot) {
+		uint32_t i = (uint32_t)(rf_rand(q) % q->nhot), c = q->hot[i];
+
+		if (q->load[c] == q->M) {
+			*cell = c;
+			return true;
+		}
+		q->inhot[c / 8] &= (uint8_t)~(1u << (c % 8));
+		q->hot[i] = q->hot[--q->nhot];
+	}
+	return false;
+}
+
+/* switch s sends d over link lk from now on */
+static void rf_move(struct refine *q, uint32_t s, uint32_t d, uint32_t lk)
+{
+	const struct ibsm_topo *t = q->f->t;
+	uint32_t nt = rf_through(q, s, d);
+
+	q->noldp = rf_path(q, s, d, q->oldp);
+	q->newp[0] = lk;
+	q->nnewp = 1 + rf_path(q, t->links[lk].peer, d, q->newp + 1);
+	rf_apply(q, d, nt);
+	routes_lft(q->f->r, s)[q->lid_at[d]] = t->links[lk].port;
+}
+
 /* one try at a cell at the maximum; true when it improved */
 static bool rf_step(struct refine *q)
 {
@@ -1443,16 +1472,8 @@ static bool rf_step(struct refine *q)
 	uint32_t best_s = 0, best_c = 0, nbest = 0, any_s = 0, any_c = 0, nany = 0;
 	int32_t best = INT32_MIN;
 
-	for (;;) {
-		if (!q->nhot)
-			return false;
-		i = (uint32_t)(rf_rand(q) % q->nhot);
-		cell = q->hot[i];
-		if (q->load[cell] == q->M)
-			break;
-		q->inhot[cell / 8] &= (uint8_t)~(1u << (cell % 8));
-		q->hot[i] = q->hot[--q->nhot];
-	}
+	if (!rf_hot_cell(q, &cell))
+		return false;
 	link = cell / q->n;
 	k = cell % q->n;
 	/* the flows on it: the one source per destination at shift k */
@@ -1527,15 +1548,7 @@ static bool rf_step(struct refine *q)
 		best_c = any_c;
 		best = 0;
 	}
-	{
-		uint32_t nt = rf_through(q, best_s, d);
-
-		q->noldp = rf_path(q, best_s, d, q->oldp);
-		q->newp[0] = best_c;
-		q->nnewp = 1 + rf_path(q, t->links[best_c].peer, d, q->newp + 1);
-		rf_apply(q, d, nt);
-		routes_lft(f->r, best_s)[q->lid_at[d]] = t->links[best_c].port;
-	}
+	rf_move(q, best_s, d, best_c);
 	return best > 0;
 }
 

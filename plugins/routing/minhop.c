@@ -93,27 +93,16 @@ static void fill_level(struct minhop *mh, uint8_t *row, const uint16_t *lids, ui
 static void fill_block(struct minhop *mh, uint8_t *row, const uint16_t *lids, uint32_t n)
 {
 	const struct topo_link *links = mh->t->links;
-	uint32_t nused = 0, k, i, m;
+	uint32_t nused = 0, k;
 
 	for (k = 0; k < n; k++) {
-		uint32_t best = 0;
-		bool best_used = true;
+		bool fresh;
+		uint32_t best = engine_block_link(links, mh->base, mh->c, mh->nc, mh->load, mh->used,
+						  nused, &fresh);
 
-		for (i = 0; i < mh->nc; i++) {
-			uint32_t c = mh->base + mh->c[i];
-			bool u = false;
-
-			for (m = 0; m < nused && !u; m++)
-				u = mh->used[m] == links[c].peer;
-			if (i == 0 || (best_used && !u) ||
-			    (best_used == u && mh->load[c] < mh->load[best])) {
-				best = c;
-				best_used = u;
-			}
-		}
 		row[lids[k]] = links[best].port;
 		mh->load[best]++;
-		if (!best_used && nused < ARRAY_SIZE(mh->used))
+		if (fresh && nused < ARRAY_SIZE(mh->used))
 			mh->used[nused++] = links[best].peer;
 	}
 }

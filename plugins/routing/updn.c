@@ -957,31 +957,20 @@ static void fill_round(struct updn *u, uint8_t *row, const uint16_t *lids, uint3
 static void fill_block(struct updn *u, uint8_t *row, const uint16_t *lids, uint32_t n, bool src)
 {
 	const struct topo_link *links = u->t->links;
-	uint32_t nused = 0, k, i, m;
+	uint32_t nused = 0, k;
 
 	for (k = 0; k < n; k++) {
 		bool c_here = src || carried(u, u->cur, lids[k]);
 		uint32_t *load = c_here ? u->load_c : u->load_n;
-		uint32_t best = 0;
-		bool best_used = true;
+		bool fresh;
+		uint32_t best = engine_block_link(links, u->base, u->c, u->nc, load, u->used, nused,
+						  &fresh);
 
-		for (i = 0; i < u->nc; i++) {
-			uint32_t c = u->base + u->c[i];
-			bool used = false;
-
-			for (m = 0; m < nused && !used; m++)
-				used = u->used[m] == links[c].peer;
-			if (i == 0 || (best_used && !used) ||
-			    (best_used == used && load[c] < load[best])) {
-				best = c;
-				best_used = used;
-			}
-		}
 		row[lids[k]] = links[best].port;
 		load[best]++;
 		if (c_here)
 			pass_on(u, best, lids[k]);
-		if (!best_used && nused < ARRAY_SIZE(u->used))
+		if (fresh && nused < ARRAY_SIZE(u->used))
 			u->used[nused++] = links[best].peer;
 	}
 }
