@@ -32,6 +32,7 @@
 #include "partconf.h"
 #include "pkey.h"
 #include "sm.h"
+#include "sockcmds.h"
 #include "status.h"
 #include "umad.h"
 #include "util.h"
@@ -39,7 +40,6 @@
 
 #define DEFAULT_CONF SYSCONFDIR "/ibsmd/ibsmd.conf"
 #define ONCE_MAX_SWEEPS 3
-#define EVENTS_DEFAULT 50
 
 struct daemon {
 	struct ibsmd_opts opts;
@@ -50,6 +50,7 @@ struct daemon {
 	struct ibsm_xport *xport;
 	struct ibsm_sm *sm;
 	struct ctl_server *ctl;
+	struct sockcmds_env cmds; /* what the socket's commands work on */
 	struct event *sig_term, *sig_int, *sig_hup, *sig_usr1, *watchdog;
 	bool once;
 	unsigned once_sweeps;
@@ -90,282 +91,6 @@ static enum ibsm_log_level wanted_level(const struct daemon *d, const struct ibs
 	return level_from_flags(c->log_flags);
 }
 
-/* --- status socket commands --- */
-
-/* a command of the socket; most use only some of the arguments */
-#define UNUSED __attribute__((unused))
-#define CMD(name)                                                                                  \
-	static json_t *cmd_##name(void *arg UNUSED, const struct ctl_peer *peer UNUSED,            \
-				  json_t *req UNUSED, struct ctl_error *err UNUSED)
-
-static void bad(struct ctl_error *err, const char *code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void bad(struct ctl_error *err, const char *code, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->code = code;
-	va_start(ap, fmt);
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
-	va_end(ap);
-}
-
-static json_t *view_result(json_t *r, struct status_err *se, struct ctl_error *err)
-{
-	if (!r)
-		bad(err, se->code ? se->code : "bad_request", "%s", se->message);
-	return r;
-}
-
-/* the views without arguments: the request's name picks the status function */
-static const struct {
-	const char *name;
-	json_t *(*fn)(const struct ibsm_sm *sm);
-} plain_views[] = {
-	{"links", status_links},	 {"switches", status_switches},
-	{"lids", status_lids},		 {"routing", status_routing},
-	{"multicast", status_multicast}, {"partitions", status_partitions},
-};
-
-CMD(view)
-{
-	struct daemon *d = arg;
-	const char *name = json_string_value(json_object_get(req, "cmd"));
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(plain_views); i++)
-		if (name && !strcmp(plain_views[i].name, name))
-			return plain_views[i].fn(d->sm);
-	bad(err, "unknown_command", "%s: no such view", name ? name : "?");
-	return NULL;
-}
-
-/* the status socket's own counters, for status and counters */
-static json_t *clients_json(const struct ctl_server *ctl)
-{
-	return json_pack("{s:i, s:i, s:I}", "connected", ctl_clients(ctl), "subscribed",
-			 ctl_subscribers(ctl), "evicted", (json_int_t)ctl_evicted(ctl));
-}
-
-CMD(status)
-{
-	struct daemon *d = arg;
-	json_t *r = status_status(d->sm);
-
-	json_object_set_new(r, "clients", clients_json(d->ctl));
-	return r;
-}
-
-CMD(nodes)
-{
-	struct daemon *d = arg;
-	struct status_node_filter flt = {0};
-	json_t *v;
-	unsigned lid;
-
-	/* a filter of the wrong type is an error, not "no filter" (all nodes) */
-	if ((v = json_object_get(req, "type")) && !(flt.type = json_string_value(v))) {
-		bad(err, "bad_request", "type: not a string");
-		return NULL;
-	}
-	if ((v = json_object_get(req, "name")) && !(flt.name = json_string_value(v))) {
-		bad(err, "bad_request", "name: not a string");
-		return NULL;
-	}
-	if ((v = json_object_get(req, "guid"))) {
-		if (!json_is_string(v) || status_parse_guid(json_string_value(v), &flt.guid) < 0) {
-			bad(err, "bad_request", "guid: not a guid");
-			return NULL;
-		}
-	}
-	if (!ctl_arg_uint(req, "lid", 0xbfff, &lid, err))
-		return NULL;
-	flt.lid = lid;
-	return status_nodes(d->sm, &flt);
-}
-
-/* node and ports: one node's views, the request's name picks which */
-CMD(node)
-{
-	struct daemon *d = arg;
-	struct status_err se = {0};
-	char buf[32];
-	const char *spec = ctl_arg_spec(req, "node", buf, sizeof(buf));
-	bool ports = !strcmp(json_string_value(json_object_get(req, "cmd")), "ports");
-
-	return view_result(ports ? status_ports(d->sm, spec, &se) : status_node(d->sm, spec, &se),
-			   &se, err);
-}
-
-CMD(lft)
-{
-	struct daemon *d = arg;
-	struct status_err se = {0};
-	unsigned from, to;
-	char buf[32];
-
-	if (!ctl_arg_uint(req, "from", 0xbfff, &from, err) || !ctl_arg_uint(req, "to", 0xbfff, &to, err))
-		return NULL;
-	return view_result(
-		status_lft(d->sm, ctl_arg_spec(req, "switch", buf, sizeof(buf)), from, to, &se), &se,
-		err);
-}
-
-CMD(route)
-{
-	struct daemon *d = arg;
-	struct status_err se = {0};
-	char b1[32], b2[32];
-	const char *src = ctl_arg_spec(req, "src", b1, sizeof(b1));
-	const char *dst = ctl_arg_spec(req, "dst", b2, sizeof(b2));
-
-	if (!src || !dst) {
-		bad(err, "bad_request", "route needs src and dst (guid, lid or name)");
-		return NULL;
-	}
-	return view_result(status_route(d->sm, src, dst, &se), &se, err);
-}
-
-CMD(config)
-{
-	struct daemon *d = arg;
-	struct status_err se = {0};
-	json_t *k = json_object_get(req, "key");
-
-	if (k && !json_is_string(k)) {
-		bad(err, "bad_request", "key: not a string");
-		return NULL;
-	}
-	return view_result(status_config(d->sm, k ? json_string_value(k) : NULL, &se), &se, err);
-}
-
-CMD(counters)
-{
-	struct daemon *d = arg;
-	json_t *r = status_counters(d->sm);
-
-	json_object_set_new(r, "transport",
-			    json_pack("{s:I}", "receive_overruns",
-				      (json_int_t)umad_backend_overruns(d->umad)));
-	json_object_set_new(r, "clients", clients_json(d->ctl));
-	return r;
-}
-
-CMD(events)
-{
-	struct daemon *d = arg;
-	unsigned n;
-
-	if (!ctl_arg_uint(req, "n", 100000, &n, err))
-		return NULL;
-	return status_events(d->sm, n ? n : EVENTS_DEFAULT);
-}
-
-CMD(sweep)
-{
-	struct daemon *d = arg;
-	json_t *v = json_object_get(req, "kind");
-	const char *kind = json_is_string(v) ? json_string_value(v) : v ? NULL : "heavy";
-	bool heavy;
-
-	if (!kind || (strcmp(kind, "heavy") && strcmp(kind, "light"))) {
-		bad(err, "bad_request", "kind: heavy or light");
-		return NULL;
-	}
-	heavy = !strcmp(kind, "heavy");
-	sm_request_sweep(d->sm, heavy, heavy ? "heavy sweep asked on the socket"
-					     : "light sweep asked on the socket");
-	return json_pack("{s:s, s:b}", "queued", kind, "running", sm_sweeping(d->sm));
-}
-
-CMD(reroute)
-{
-	struct daemon *d = arg;
-
-	/* every heavy sweep recomputes the routes and sends the blocks that changed */
-	sm_event(d->sm, "reroute", "reroute asked on the socket");
-	sm_request_sweep(d->sm, true, "reroute asked on the socket");
-	return json_pack("{s:s}", "queued", "heavy");
-}
-
-CMD(loglevel)
-{
-	json_t *v = json_object_get(req, "level");
-	int lvl = json_is_string(v) ? log_level_from_name(json_string_value(v)) : -1;
-
-	if (lvl < 0) {
-		bad(err, "bad_request", "level: error, warn, info or debug");
-		return NULL;
-	}
-	log_set_level((enum ibsm_log_level)lvl);
-	log_info("log level set to %s on the socket", log_level_name((enum ibsm_log_level)lvl));
-	return json_pack("{s:s}", "level", log_level_name((enum ibsm_log_level)lvl));
-}
-
-static int daemon_reload(struct daemon *d, struct conf_errors *errs, struct conf_errors *notes,
-			 struct conf_errors *changed);
-
-static json_t *strlist(const struct conf_errors *l)
-{
-	json_t *a = json_array();
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		json_array_append_new(a, json_string(l->msg[i]));
-	return a;
-}
-
-CMD(reload)
-{
-	struct daemon *d = arg;
-	struct conf_errors errs = {0}, notes = {0}, changed = {0};
-	json_t *r = NULL;
-
-	if (daemon_reload(d, &errs, &notes, &changed) < 0) {
-		bad(err, "reload_failed", "%s%s", errs.n ? errs.msg[0] : "configuration rejected",
-		    errs.n > 1 ? " (and more, see the log)" : "");
-	} else {
-		r = json_pack("{s:b, s:o, s:o}", "reloaded", true, "changed", strlist(&changed),
-			      "kept", strlist(&notes));
-	}
-	conf_errors_free(&errs);
-	conf_errors_free(&notes);
-	conf_errors_free(&changed);
-	return r;
-}
-
-static const struct ctl_cmd ctl_cmds[] = {
-	{.name = "status", .help = "SM state, sweeps, fabric counts, MAD counters",
-	 .fn = cmd_status},
-	{.name = "nodes", .help = "nodes (filters: type, guid, lid, name)", .fn = cmd_nodes},
-	{.name = "node", .help = "one node (node: guid, lid or name)", .fn = cmd_node},
-	{.name = "ports", .help = "a node's ports (node: guid, lid or name)", .fn = cmd_node},
-	{.name = "links", .help = "every link", .fn = cmd_view},
-	{.name = "switches", .help = "switches and their tables", .fn = cmd_view},
-	{.name = "lft", .help = "a switch's programmed LFT (switch, from, to)", .fn = cmd_lft},
-	{.name = "route", .help = "the path src -> dst through the programmed LFTs",
-	 .fn = cmd_route},
-	{.name = "lids", .help = "LID owners and the guid2lid store", .fn = cmd_view},
-	{.name = "routing", .help = "routing engine, runs, failures", .fn = cmd_view},
-	{.name = "config", .help = "effective configuration and where each value came from",
-	 .fn = cmd_config},
-	{.name = "counters", .help = "MAD, trap, sweep and drop counters", .fn = cmd_counters},
-	{.name = "events", .help = "the last events (n)", .fn = cmd_events},
-	{.name = "multicast", .help = "multicast groups, MLIDs and MFT state",
-	 .fn = cmd_view},
-	{.name = "sweep", .action = true, .help = "start a sweep (kind: heavy or light)",
-	 .fn = cmd_sweep},
-	{.name = "reroute", .action = true, .help = "recompute and program the routes",
-	 .fn = cmd_reroute},
-	{.name = "loglevel", .action = true, .help = "set the log level (level)",
-	 .fn = cmd_loglevel},
-	{.name = "reload", .action = true, .help = "re-read the configuration file",
-	 .fn = cmd_reload},
-	{.name = "partitions", .help = "partitions, their members and IPoIB parameters",
-	 .fn = cmd_view},
-};
-
 /* --- reload --- */
 
 /*
@@ -373,9 +98,10 @@ static const struct ctl_cmd ctl_cmds[] = {
  * error keeps the running configuration. Keys that cannot change at run
  * time keep their old values (noted). Then the SM takes the new one.
  */
-static int daemon_reload(struct daemon *d, struct conf_errors *errs, struct conf_errors *notes,
+static int daemon_reload(void *arg, struct conf_errors *errs, struct conf_errors *notes,
 			 struct conf_errors *changed)
 {
+	struct daemon *d = arg;
 	struct ibsm_conf *neu = conf_new();
 	size_t i;
 	int r = 0;
@@ -623,6 +349,11 @@ static void daemon_logging(struct daemon *d)
 		log_warn("cannot write pid file %s", d->opts.pidfile);
 }
 
+static uint64_t receive_overruns(void *arg)
+{
+	return umad_backend_overruns(((struct daemon *)arg)->umad);
+}
+
 /* the status socket; -o is a one-shot run: no socket unless one was asked for */
 static void daemon_open_socket(struct daemon *d)
 {
@@ -638,8 +369,11 @@ static void daemon_open_socket(struct daemon *d)
 	    (d->once && c->origin[CONF_KEY_socket_path].kind == CONF_FROM_DEFAULT))
 		return;
 	ctl_raise_fd_limit(lim.max_clients);
+	d->cmds = (struct sockcmds_env){
+		.receive_overruns = receive_overruns, .reload = daemon_reload, .arg = d};
 	d->ctl = ctl_new(d->base, c->socket_path, (mode_t)c->socket_mode, action_group(c),
-			 ctl_cmds, ARRAY_SIZE(ctl_cmds), d, &lim);
+			 sockcmds_table, sockcmds_count, &d->cmds, &lim);
+	d->cmds.ctl = d->ctl;
 	if (!d->ctl)
 		log_warnx("running without a status socket");
 }
@@ -656,7 +390,7 @@ static struct event *signal_on(struct daemon *d, int sig)
 static int daemon_start(struct daemon *d)
 {
 	struct ibsm_sm_hooks hooks = {.sweep_done = on_sweep_done, .event = on_event, .arg = d};
-	struct umad_port_desc pd;
+	struct umad_backend_port pd;
 
 	if (evthread_use_pthreads() < 0)
 		fatalx("libevent without pthreads support");
@@ -674,6 +408,7 @@ static int daemon_start(struct daemon *d)
 	umad_backend_attach(d->umad, d->xport);
 	daemon_open_socket(d);
 	d->sm = sm_new(d->base, d->conf, d->xport, pd.port_guid, &hooks);
+	d->cmds.sm = d->sm;
 	d->conf = NULL; /* the SM owns it now */
 
 	signal(SIGPIPE, SIG_IGN);
