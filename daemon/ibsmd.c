@@ -1,8 +1,8 @@
 /*
- * ibsmd.c: the daemon: options and configuration (file, flags, SIGHUP
- * reload), logging, the libevent loop with its signals, the umad
- * transport, the SM core, the status socket with its commands, and
- * systemd notification.
+ * ibsmd.c: the daemon: configuration (file, then the command line of
+ * options.c, SIGHUP reload), logging, the libevent loop with its signals,
+ * the umad transport, the SM core, the status socket (control.c) with its
+ * commands (sockcmds.c), and systemd notification.
  */
 #include "config.h"
 

@@ -221,23 +221,19 @@ END_TEST
 
 int main(void)
 {
+	const TTest *tests[] = {t_table,     t_keys,  t_actions,    t_help_version,
+				t_bad_usage, t_apply, t_bad_numbers};
 	Suite *s = suite_create("options");
 	TCase *tc = tcase_create("options");
-	SRunner *sr;
-	int nf;
+	SRunner *sr = srunner_create(s);
+	int failed;
 
 	tcase_add_checked_fixture(tc, streams_open, streams_close);
-	tcase_add_test(tc, t_table);
-	tcase_add_test(tc, t_keys);
-	tcase_add_test(tc, t_actions);
-	tcase_add_test(tc, t_help_version);
-	tcase_add_test(tc, t_bad_usage);
-	tcase_add_test(tc, t_apply);
-	tcase_add_test(tc, t_bad_numbers);
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+		tcase_add_test(tc, tests[i]);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
+	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
