@@ -133,6 +133,7 @@ static void print_sections(const json_t *res, const struct section *secs)
 	table_print(&t, stdout);
 	table_free(&t);
 }
+
 /* ---- lists: an array of objects as an aligned table ---- */
 
 enum cell_kind {

@@ -59,13 +59,13 @@ static const struct {
 
 CMD(view)
 {
-	struct sockcmds_env *d = arg;
+	struct sockcmds_env *e = arg;
 	const char *name = json_string_value(json_object_get(req, "cmd"));
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(plain_views); i++)
 		if (name && !strcmp(plain_views[i].name, name))
-			return plain_views[i].fn(d->sm);
+			return plain_views[i].fn(e->sm);
 	bad(err, "unknown_command", "%s: no such view", name ? name : "?");
 	return NULL;
 }
@@ -79,16 +79,16 @@ static json_t *clients_json(const struct ctl_server *ctl)
 
 CMD(status)
 {
-	struct sockcmds_env *d = arg;
-	json_t *r = status_status(d->sm);
+	struct sockcmds_env *e = arg;
+	json_t *r = status_status(e->sm);
 
-	json_object_set_new(r, "clients", clients_json(d->ctl));
+	json_object_set_new(r, "clients", clients_json(e->ctl));
 	return r;
 }
 
 CMD(nodes)
 {
-	struct sockcmds_env *d = arg;
+	struct sockcmds_env *e = arg;
 	struct status_node_filter flt = {0};
 	json_t *v;
 	unsigned lid;
@@ -111,25 +111,25 @@ CMD(nodes)
 	if (!ctl_arg_uint(req, "lid", 0xbfff, &lid, err))
 		return NULL;
 	flt.lid = lid;
-	return status_nodes(d->sm, &flt);
+	return status_nodes(e->sm, &flt);
 }
 
 /* node and ports: one node's views, the request's name picks which */
 CMD(node)
 {
-	struct sockcmds_env *d = arg;
+	struct sockcmds_env *e = arg;
 	struct status_err se = {0};
 	char buf[32];
 	const char *spec = ctl_arg_spec(req, "node", buf, sizeof(buf));
 	bool ports = !strcmp(json_string_value(json_object_get(req, "cmd")), "ports");
 
-	return view_result(ports ? status_ports(d->sm, spec, &se) : status_node(d->sm, spec, &se),
+	return view_result(ports ? status_ports(e->sm, spec, &se) : status_node(e->sm, spec, &se),
 			   &se, err);
 }
 
 CMD(lft)
 {
-	struct sockcmds_env *d = arg;
+	struct sockcmds_env *e = arg;
 	struct status_err se = {0};
 	unsigned from, to;
 	char buf[32];
@@ -137,13 +137,13 @@ CMD(lft)
 	if (!ctl_arg_uint(req, "from", 0xbfff, &from, err) || !ctl_arg_uint(req, "to", 0xbfff, &to, err))
 		return NULL;
 	return view_result(
-		status_lft(d->sm, ctl_arg_spec(req, "switch", buf, sizeof(buf)), from, to, &se), &se,
+		status_lft(e->sm, ctl_arg_spec(req, "switch", buf, sizeof(buf)), from, to, &se), &se,
 		err);
 }
 
 CMD(route)
 {
-	struct sockcmds_env *d = arg;
+	struct sockcmds_env *e = arg;
 	struct status_err se = {0};
 	char b1[32], b2[32];
 	const char *src = ctl_arg_spec(req, "src", b1, sizeof(b1));
@@ -153,12 +153,12 @@ CMD(route)
 		bad(err, "bad_request", "route needs src and dst (guid, lid or name)");
 		return NULL;
 	}
-	return view_result(status_route(d->sm, src, dst, &se), &se, err);
+	return view_result(status_route(e->sm, src, dst, &se), &se, err);
 }
 
 CMD(config)
 {
-	struct sockcmds_env *d = arg;
+	struct sockcmds_env *e = arg;
 	struct status_err se = {0};
 	json_t *k = json_object_get(req, "key");
 
@@ -166,35 +166,35 @@ CMD(config)
 		bad(err, "bad_request", "key: not a string");
 		return NULL;
 	}
-	return view_result(status_config(d->sm, k ? json_string_value(k) : NULL, &se), &se, err);
+	return view_result(status_config(e->sm, k ? json_string_value(k) : NULL, &se), &se, err);
 }
 
 CMD(counters)
 {
-	struct sockcmds_env *d = arg;
-	json_t *r = status_counters(d->sm);
+	struct sockcmds_env *e = arg;
+	json_t *r = status_counters(e->sm);
 
-	if (d->receive_overruns)
+	if (e->receive_overruns)
 		json_object_set_new(r, "transport",
 				    json_pack("{s:I}", "receive_overruns",
-					      (json_int_t)d->receive_overruns(d->arg)));
-	json_object_set_new(r, "clients", clients_json(d->ctl));
+					      (json_int_t)e->receive_overruns(e->arg)));
+	json_object_set_new(r, "clients", clients_json(e->ctl));
 	return r;
 }
 
 CMD(events)
 {
-	struct sockcmds_env *d = arg;
+	struct sockcmds_env *e = arg;
 	unsigned n;
 
 	if (!ctl_arg_uint(req, "n", 100000, &n, err))
 		return NULL;
-	return status_events(d->sm, n ? n : EVENTS_DEFAULT);
+	return status_events(e->sm, n ? n : EVENTS_DEFAULT);
 }
 
 CMD(sweep)
 {
-	struct sockcmds_env *d = arg;
+	struct sockcmds_env *e = arg;
 	json_t *v = json_object_get(req, "kind");
 	const char *kind = json_is_string(v) ? json_string_value(v) : v ? NULL : "heavy";
 	bool heavy;
@@ -204,18 +204,18 @@ CMD(sweep)
 		return NULL;
 	}
 	heavy = !strcmp(kind, "heavy");
-	sm_request_sweep(d->sm, heavy, heavy ? "heavy sweep asked on the socket"
+	sm_request_sweep(e->sm, heavy, heavy ? "heavy sweep asked on the socket"
 					     : "light sweep asked on the socket");
-	return json_pack("{s:s, s:b}", "queued", kind, "running", sm_sweeping(d->sm));
+	return json_pack("{s:s, s:b}", "queued", kind, "running", sm_sweeping(e->sm));
 }
 
 CMD(reroute)
 {
-	struct sockcmds_env *d = arg;
+	struct sockcmds_env *e = arg;
 
 	/* every heavy sweep recomputes the routes and sends the blocks that changed */
-	sm_event(d->sm, "reroute", "reroute asked on the socket");
-	sm_request_sweep(d->sm, true, "reroute asked on the socket");
+	sm_event(e->sm, "reroute", "reroute asked on the socket");
+	sm_request_sweep(e->sm, true, "reroute asked on the socket");
 	return json_pack("{s:s}", "queued", "heavy");
 }
 
@@ -245,11 +245,11 @@ static json_t *strlist(const struct conf_errors *l)
 
 CMD(reload)
 {
-	struct sockcmds_env *d = arg;
+	struct sockcmds_env *e = arg;
 	struct conf_errors errs = {0}, notes = {0}, changed = {0};
 	json_t *r = NULL;
 
-	if (d->reload(d->arg, &errs, &notes, &changed) < 0) {
+	if (e->reload(e->arg, &errs, &notes, &changed) < 0) {
 		bad(err, "reload_failed", "%s%s", errs.n ? errs.msg[0] : "configuration rejected",
 		    errs.n > 1 ? " (and more, see the log)" : "");
 	} else {
