@@ -54,7 +54,7 @@ struct arg_spec {
 };
 
 struct command;
-typedef int (*run_fn)(struct session *s, const struct command *cmd, int argc, char **argv);
+typedef int (*run_fn)(struct sess *s, const struct command *cmd, int argc, char **argv);
 
 struct command {
 	const char *name;    /* ibsmctl subcommand */
@@ -209,21 +209,21 @@ static int print_sm_error(const char *what, const json_t *rep)
 	return EXIT_NO;
 }
 
-static int comm_error(struct session *s)
+static int comm_error(struct sess *s)
 {
 	warnx("%s", s->err);
 	return EXIT_COMM;
 }
 
 /* the usual flow: one request, one reply, shown as --json or rendered */
-static int run_request(struct session *s, const struct command *cmd, int argc, char **argv)
+static int run_request(struct sess *s, const struct command *cmd, int argc, char **argv)
 {
 	json_t *req = build_request(cmd, argc, argv), *rep;
 	int rc;
 
 	if (!req)
 		return EXIT_COMM;
-	if (sess_call(s, req, false, &rep) != CALL_OK) {
+	if (sess_call(s, req, false, &rep) != SESS_OK) {
 		json_decref(req);
 		return comm_error(s);
 	}
@@ -277,7 +277,7 @@ static int wait_up_args(const struct command *cmd, int argc, char **argv, double
 	return 0;
 }
 
-static int run_wait_up(struct session *s, const struct command *cmd, int argc, char **argv)
+static int run_wait_up(struct sess *s, const struct command *cmd, int argc, char **argv)
 {
 	double limit = WAIT_UP_DEFAULT;
 	int64_t start = sess_mono_ms(), end;
@@ -290,16 +290,16 @@ static int run_wait_up(struct session *s, const struct command *cmd, int argc, c
 	end = start + (int64_t)(limit * 1000);
 	for (;;) {
 		json_t *req = json_pack("{s:s}", "cmd", "status");
-		enum call_rc rc;
+		enum sess_rc rc;
 		int left = sess_time_left(end);
 
 		/* never wait for one reply past the overall limit */
 		s->timeout_ms = left < timeout ? (left > 0 ? left : 1) : timeout;
 		rc = sess_call(s, req, false, &rep);
 		json_decref(req);
-		if (rc == CALL_BAD)
+		if (rc == SESS_BAD)
 			return comm_error(s);
-		if (rc == CALL_OK) {
+		if (rc == SESS_OK) {
 			reached = true;
 			if (!json_is_true(json_object_get(rep, "ok"))) {
 				if (s->json)
@@ -331,7 +331,7 @@ static int run_wait_up(struct session *s, const struct command *cmd, int argc, c
 }
 
 /* send a request as given, print the reply as JSON */
-static int run_raw(struct session *s, const struct command *cmd, int argc, char **argv)
+static int run_raw(struct sess *s, const struct command *cmd, int argc, char **argv)
 {
 	json_error_t jerr;
 	json_t *req, *rep;
@@ -349,7 +349,7 @@ static int run_raw(struct session *s, const struct command *cmd, int argc, char 
 	}
 	rc = sess_call(s, req, true, &rep);
 	json_decref(req);
-	if (rc != CALL_OK)
+	if (rc != SESS_OK)
 		return comm_error(s);
 	print_json(rep);
 	rc = json_is_true(json_object_get(rep, "ok")) ? EXIT_OK : EXIT_NO;
@@ -361,10 +361,10 @@ static int run_raw(struct session *s, const struct command *cmd, int argc, char 
  * subscribe, then print every event as it comes until the SM closes the
  * connection (exit 0) or something breaks (exit 2)
  */
-static int run_watch(struct session *s, const struct command *cmd, int argc, char **argv)
+static int run_watch(struct sess *s, const struct command *cmd, int argc, char **argv)
 {
 	json_t *req, *rep, *ev;
-	enum call_rc rc;
+	enum sess_rc rc;
 	char *line;
 
 	(void)argv;
@@ -375,7 +375,7 @@ static int run_watch(struct session *s, const struct command *cmd, int argc, cha
 	req = json_pack("{s:s}", "cmd", cmd->request);
 	rc = sess_call(s, req, false, &rep);
 	json_decref(req);
-	if (rc != CALL_OK)
+	if (rc != SESS_OK)
 		return comm_error(s);
 	if (!json_is_true(json_object_get(rep, "ok"))) {
 		rc = print_sm_error(cmd->name, rep);
@@ -383,7 +383,7 @@ static int run_watch(struct session *s, const struct command *cmd, int argc, cha
 		return rc;
 	}
 	json_decref(rep);
-	while (sess_read_line(s, SESS_NO_DEADLINE, &line) == CALL_OK) {
+	while (sess_read_line(s, SESS_NO_DEADLINE, &line) == SESS_OK) {
 		ev = json_loads(line, 0, NULL);
 		/* replies ("ok") are not events */
 		if (json_is_object(ev) && !json_object_get(ev, "ok")) {
@@ -448,7 +448,7 @@ static void help_arg(const struct arg_spec *a, const char *value)
 }
 
 /* this list, or one command's arguments; with --json the SM's own list */
-static int run_help(struct session *s, const struct command *cmd, int argc, char **argv)
+static int run_help(struct sess *s, const struct command *cmd, int argc, char **argv)
 {
 	const struct command *c;
 
@@ -589,7 +589,7 @@ int main(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct session s = {.fd = -1, .timeout_ms = (int)(DEFAULT_TIMEOUT * 1000)};
+	struct sess s = {.fd = -1, .timeout_ms = (int)(DEFAULT_TIMEOUT * 1000)};
 	const struct command *cmd;
 	double timeout;
 	int opt, rc;

@@ -36,7 +36,7 @@ void sess_sleep_ms(int ms)
 		;
 };
 
-void sess_close(struct session *s)
+void sess_close(struct sess *s)
 {
 	if (s->fd >= 0)
 		close(s->fd);
@@ -44,10 +44,10 @@ void sess_close(struct session *s)
 	s->len = 0;
 }
 
-static enum call_rc sess_fail(struct session *s, enum call_rc rc, const char *fmt, ...)
+static enum sess_rc sess_fail(struct sess *s, enum sess_rc rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static enum call_rc sess_fail(struct session *s, enum call_rc rc, const char *fmt, ...)
+static enum sess_rc sess_fail(struct sess *s, enum sess_rc rc, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -69,19 +69,19 @@ int sess_time_left(int64_t deadline)
 	return left > 0 ? (int)left : 0;
 }
 
-static enum call_rc sess_connect(struct session *s, int64_t deadline)
+static enum sess_rc sess_connect(struct sess *s, int64_t deadline)
 {
 	struct sockaddr_un sun = {.sun_family = AF_UNIX};
 	int err;
 
 	if (s->fd >= 0)
-		return CALL_OK;
+		return SESS_OK;
 	if (strlen(s->path) >= sizeof(sun.sun_path))
-		return sess_fail(s, CALL_IO, "socket path too long: %s", s->path);
+		return sess_fail(s, SESS_IO, "socket path too long: %s", s->path);
 	strcpy(sun.sun_path, s->path);
 	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (s->fd < 0)
-		return sess_fail(s, CALL_IO, "socket: %s", strerror(errno));
+		return sess_fail(s, SESS_IO, "socket: %s", strerror(errno));
 	/* a Unix connect() never completes later: EAGAIN means a full backlog */
 	while (connect(s->fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
 		err = errno;
@@ -89,15 +89,15 @@ static enum call_rc sess_connect(struct session *s, int64_t deadline)
 			sess_sleep_ms(10);
 			continue;
 		}
-		return sess_fail(s, CALL_IO, "cannot connect to %s: %s%s", s->path,
+		return sess_fail(s, SESS_IO, "cannot connect to %s: %s%s", s->path,
 				 err == EAGAIN ? "timed out" : strerror(err),
 				 err == ENOENT || err == ECONNREFUSED ? " (is ibsmd running?)"
 								      : "");
 	}
-	return CALL_OK;
+	return SESS_OK;
 }
 
-static enum call_rc sess_wait(struct session *s, short events, int64_t deadline)
+static enum sess_rc sess_wait(struct sess *s, short events, int64_t deadline)
 {
 	struct pollfd pfd = {.fd = s->fd, .events = events};
 	int n;
@@ -105,19 +105,19 @@ static enum call_rc sess_wait(struct session *s, short events, int64_t deadline)
 	for (;;) {
 		n = poll(&pfd, 1, sess_time_left(deadline));
 		if (n > 0)
-			return CALL_OK;
+			return SESS_OK;
 		if (n == 0)
-			return sess_fail(s, CALL_IO, "no reply from %s within %.1f s", s->path,
+			return sess_fail(s, SESS_IO, "no reply from %s within %.1f s", s->path,
 					 s->timeout_ms / 1000.0);
 		if (errno != EINTR)
-			return sess_fail(s, CALL_IO, "poll: %s", strerror(errno));
+			return sess_fail(s, SESS_IO, "poll: %s", strerror(errno));
 	}
 }
 
-static enum call_rc sess_send_line(struct session *s, const char *txt, int64_t deadline)
+static enum sess_rc sess_send_line(struct sess *s, const char *txt, int64_t deadline)
 {
 	size_t len = strlen(txt), off = 0;
-	enum call_rc rc;
+	enum sess_rc rc;
 
 	while (off < len) {
 		ssize_t n = send(s->fd, txt + off, len - off, MSG_NOSIGNAL);
@@ -125,22 +125,22 @@ static enum call_rc sess_send_line(struct session *s, const char *txt, int64_t d
 		if (n > 0) {
 			off += (size_t)n;
 		} else if (errno == EAGAIN || errno == EINTR) {
-			if ((rc = sess_wait(s, POLLOUT, deadline)) != CALL_OK)
+			if ((rc = sess_wait(s, POLLOUT, deadline)) != SESS_OK)
 				return rc;
 		} else if (errno == EPIPE || errno == ECONNRESET) {
 			/* closed on us: what it said first (busy) is still to be read */
-			return CALL_OK;
+			return SESS_OK;
 		} else {
-			return sess_fail(s, CALL_IO, "cannot send to %s: %s", s->path,
+			return sess_fail(s, SESS_IO, "cannot send to %s: %s", s->path,
 					 strerror(errno));
 		}
 	}
-	return CALL_OK;
+	return SESS_OK;
 }
 
-enum call_rc sess_read_line(struct session *s, int64_t deadline, char **line)
+enum sess_rc sess_read_line(struct sess *s, int64_t deadline, char **line)
 {
-	enum call_rc rc;
+	enum sess_rc rc;
 	char *nl;
 	size_t n;
 
@@ -153,10 +153,10 @@ enum call_rc sess_read_line(struct session *s, int64_t deadline, char **line)
 			(*line)[n] = '\0';
 			memmove(s->buf, nl + 1, s->len - n - 1);
 			s->len -= n + 1;
-			return CALL_OK;
+			return SESS_OK;
 		}
 		if (s->len >= MAX_REPLY)
-			return sess_fail(s, CALL_BAD, "reply from %s larger than %u bytes", s->path,
+			return sess_fail(s, SESS_BAD, "reply from %s larger than %u bytes", s->path,
 					 MAX_REPLY);
 		if (s->cap - s->len < 65536) {
 			s->cap = s->cap * 2 + 65536;
@@ -168,13 +168,13 @@ enum call_rc sess_read_line(struct session *s, int64_t deadline, char **line)
 			s->len += (size_t)got;
 		} else if (got == 0) {
 			s->eof = s->len == 0;
-			return sess_fail(s, CALL_IO, "%s closed the connection%s", s->path,
+			return sess_fail(s, SESS_IO, "%s closed the connection%s", s->path,
 					 s->len ? " in the middle of a reply" : "");
 		} else if (errno == EAGAIN || errno == EINTR) {
-			if ((rc = sess_wait(s, POLLIN, deadline)) != CALL_OK)
+			if ((rc = sess_wait(s, POLLIN, deadline)) != SESS_OK)
 				return rc;
 		} else {
-			return sess_fail(s, CALL_IO, "cannot read from %s: %s", s->path,
+			return sess_fail(s, SESS_IO, "cannot read from %s: %s", s->path,
 					 strerror(errno));
 		}
 	}
@@ -203,21 +203,21 @@ static bool sess_is_busy(const json_t *rep)
 }
 
 /* wait for the reply to id (any reply when NULL), skipping events and other replies */
-static enum call_rc sess_await(struct session *s, const json_t *id, int64_t deadline,
+static enum sess_rc sess_await(struct sess *s, const json_t *id, int64_t deadline,
 			       json_t **reply)
 {
 	json_error_t jerr;
-	enum call_rc rc;
+	enum sess_rc rc;
 	const char *why;
 	char *line = NULL;
 	json_t *rep;
 
 	for (;;) {
-		if ((rc = sess_read_line(s, deadline, &line)) != CALL_OK)
+		if ((rc = sess_read_line(s, deadline, &line)) != SESS_OK)
 			return rc;
 		rep = json_loads(line, 0, &jerr);
 		if (!rep || !json_is_object(rep)) {
-			rc = sess_fail(s, CALL_BAD, "bad reply from %s: %s: %.80s", s->path,
+			rc = sess_fail(s, SESS_BAD, "bad reply from %s: %s: %.80s", s->path,
 				       rep ? "not an object" : jerr.text, line);
 			json_decref(rep);
 			free(line);
@@ -237,23 +237,23 @@ static enum call_rc sess_await(struct session *s, const json_t *id, int64_t dead
 		}
 		if ((why = sess_reply_problem(rep))) {
 			json_decref(rep);
-			return sess_fail(s, CALL_BAD, "bad reply from %s: %s", s->path, why);
+			return sess_fail(s, SESS_BAD, "bad reply from %s: %s", s->path, why);
 		}
 		/* not a refusal of the request: try again later */
 		if (sess_is_busy(rep)) {
 			json_decref(rep);
-			return sess_fail(s, CALL_IO, "%s: the SM has too many clients", s->path);
+			return sess_fail(s, SESS_IO, "%s: the SM has too many clients", s->path);
 		}
 		*reply = rep;
-		return CALL_OK;
+		return SESS_OK;
 	}
 }
 
-enum call_rc sess_call(struct session *s, json_t *req, bool raw, json_t **reply)
+enum sess_rc sess_call(struct sess *s, json_t *req, bool raw, json_t **reply)
 {
 	int64_t deadline = sess_mono_ms() + s->timeout_ms;
 	json_t *id = NULL;
-	enum call_rc rc;
+	enum sess_rc rc;
 	char *txt;
 
 	*reply = NULL;
@@ -261,16 +261,16 @@ enum call_rc sess_call(struct session *s, json_t *req, bool raw, json_t **reply)
 		json_object_set_new(req, "id", json_integer(++s->next_id));
 	if (!raw)
 		id = json_object_get(req, "id");
-	if ((rc = sess_connect(s, deadline)) != CALL_OK)
+	if ((rc = sess_connect(s, deadline)) != SESS_OK)
 		return rc;
 	txt = json_dumps(req, JSON_COMPACT);
 	if (!txt)
-		return sess_fail(s, CALL_BAD, "cannot encode the request");
+		return sess_fail(s, SESS_BAD, "cannot encode the request");
 	txt = table_xrealloc(txt, strlen(txt) + 2);
 	strcat(txt, "\n");
 	rc = sess_send_line(s, txt, deadline);
 	free(txt);
-	if (rc != CALL_OK)
+	if (rc != SESS_OK)
 		return rc;
 	return sess_await(s, id, deadline, reply);
 }

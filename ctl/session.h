@@ -15,7 +15,7 @@
 
 #define SESS_NO_DEADLINE INT64_MAX /* wait for ever (watch) */
 
-struct session {
+struct sess {
 	const char *path;
 	int timeout_ms; /* per request: connect, send and reply */
 	bool json;
@@ -27,10 +27,10 @@ struct session {
 	char err[512]; /* why the last call failed */
 };
 
-enum call_rc {
-	CALL_OK = 0,   /* a well-formed reply, ok or not */
-	CALL_IO = -1,  /* could not connect, send or receive in time */
-	CALL_BAD = -2, /* the other end does not speak the protocol */
+enum sess_rc {
+	SESS_OK = 0,   /* a well-formed reply, ok or not */
+	SESS_IO = -1,  /* could not connect, send or receive in time */
+	SESS_BAD = -2, /* the other end does not speak the protocol */
 };
 
 /* the monotonic clock in ms */
@@ -40,14 +40,14 @@ void sess_sleep_ms(int ms);
 /* ms to the deadline for poll(): -1 for SESS_NO_DEADLINE */
 int sess_time_left(int64_t deadline);
 /* close the connection (a later call connects again) */
-void sess_close(struct session *s);
+void sess_close(struct sess *s);
 /* the next line (malloc'd, without LF) */
-enum call_rc sess_read_line(struct session *s, int64_t deadline, char **line);
+enum sess_rc sess_read_line(struct sess *s, int64_t deadline, char **line);
 /*
  * Send req (an "id" is added unless it has one or raw is set) and wait for
- * its reply, skipping event lines. *reply is a new reference on CALL_OK;
+ * its reply, skipping event lines. *reply is a new reference on SESS_OK;
  * otherwise s->err says why.
  */
-enum call_rc sess_call(struct session *s, json_t *req, bool raw, json_t **reply);
+enum sess_rc sess_call(struct sess *s, json_t *req, bool raw, json_t **reply);
 
 #endif

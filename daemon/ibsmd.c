@@ -42,7 +42,7 @@
 #define ONCE_MAX_SWEEPS 3
 
 struct daemon {
-	struct ibsmd_opts opts;
+	struct opts_cmdline opts;
 	struct event_base *base;
 	struct ibsm_conf *conf; /* until handed to the SM */
 	const char *conf_path;
@@ -289,7 +289,7 @@ static void print_errors(const struct conf_errors *errs)
  */
 static int daemon_configure(struct daemon *d)
 {
-	const struct ibsmd_opts *o = &d->opts;
+	const struct opts_cmdline *o = &d->opts;
 	struct conf_errors errs = {0};
 	FILE *f;
 

@@ -19,7 +19,7 @@
 /* long-only options are told apart by OPTS_LONG + their row */
 #define OPTS_LONG 1000
 
-#define FIELD(m) offsetof(struct ibsmd_opts, m)
+#define FIELD(m) offsetof(struct opts_cmdline, m)
 
 const struct opts_row opts_table[] = {
 	{'F', "config", "FILE", OPTS_STR, .field = FIELD(conf_path),
@@ -112,7 +112,7 @@ static int row_of(int val)
 }
 
 /* one option of row r with its argument; OPTS_RUN or an exit status */
-static int take(struct ibsmd_opts *o, const struct opts_row *r, const char *arg, FILE *out,
+static int take(struct opts_cmdline *o, const struct opts_row *r, const char *arg, FILE *out,
 		FILE *err)
 {
 	char *base = (char *)o;
@@ -154,7 +154,7 @@ static int take(struct ibsmd_opts *o, const struct opts_row *r, const char *arg,
 	return OPTS_RUN;
 }
 
-int opts_parse(struct ibsmd_opts *o, int argc, char **argv, FILE *out, FILE *err)
+int opts_parse(struct opts_cmdline *o, int argc, char **argv, FILE *out, FILE *err)
 {
 	struct option longopts[ARRAY_SIZE(opts_table) + 1];
 	char shortopts[2 * ARRAY_SIZE(opts_table) + 2];
@@ -181,7 +181,7 @@ int opts_parse(struct ibsmd_opts *o, int argc, char **argv, FILE *out, FILE *err
 	return OPTS_RUN;
 }
 
-int opts_apply(const struct ibsmd_opts *o, struct ibsm_conf *c, struct conf_errors *errs)
+int opts_apply(const struct opts_cmdline *o, struct ibsm_conf *c, struct conf_errors *errs)
 {
 	char msg[256];
 	size_t i;

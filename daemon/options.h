@@ -3,7 +3,7 @@
  * an OpenSM-compatible option that sets a configuration key names the key
  * and is applied through conf_set(), after the file and again after every
  * reload, so a flag always beats the file; the others fill struct
- * ibsmd_opts.
+ * opts_cmdline.
  */
 #ifndef IBSMD_OPTIONS_H
 #define IBSMD_OPTIONS_H
@@ -27,7 +27,7 @@ struct opts_key {
 	const char *value;
 };
 
-struct ibsmd_opts {
+struct opts_cmdline {
 	const char *conf_path;	 /* -F */
 	const char *create;	 /* -c: write the annotated configuration here */
 	const char *pidfile;	 /* -J */
@@ -61,7 +61,7 @@ struct opts_row {
 	const char *arg;    /* its argument in --help ("FILE"); NULL: takes none */
 	enum opts_kind kind;
 	const char *key;    /* OPTS_KEY, OPTS_KEY_TRUE: the configuration key */
-	size_t field;	    /* OPTS_STR, OPTS_BOOL, OPTS_COUNT: offsetof(struct ibsmd_opts, ...) */
+	size_t field;	    /* OPTS_STR, OPTS_BOOL, OPTS_COUNT: offsetof(struct opts_cmdline, ...) */
 	const char *help;   /* NULL: an alias of the row above, not listed */
 };
 
@@ -74,10 +74,10 @@ extern const size_t opts_nrows;
  * 0 after --help or --version (printed on out), 2 after a usage message on
  * err. Numbers and other values are checked by opts_apply().
  */
-int opts_parse(struct ibsmd_opts *o, int argc, char **argv, FILE *out, FILE *err);
+int opts_parse(struct opts_cmdline *o, int argc, char **argv, FILE *out, FILE *err);
 /* set the keys of the command line in c (origin: flag); the number of
  * errors, each added to errs as "option: key: reason" */
-int opts_apply(const struct ibsmd_opts *o, struct ibsm_conf *c, struct conf_errors *errs);
+int opts_apply(const struct opts_cmdline *o, struct ibsm_conf *c, struct conf_errors *errs);
 /* --help */
 void opts_usage(FILE *f);
 

@@ -41,7 +41,7 @@ static void streams_close(void)
 	free(err_text);
 }
 
-static int parse(struct ibsmd_opts *o, const char **args)
+static int parse(struct opts_cmdline *o, const char **args)
 {
 	static char *argv[64];
 	int argc = 0;
@@ -56,7 +56,7 @@ static int parse(struct ibsmd_opts *o, const char **args)
 	return opts_parse(o, argc, argv, out, err);
 }
 
-static const char *key_value(const struct ibsmd_opts *o, const char *key)
+static const char *key_value(const struct opts_cmdline *o, const char *key)
 {
 	const char *v = NULL;
 
@@ -100,7 +100,7 @@ END_TEST
 
 START_TEST(t_keys)
 {
-	struct ibsmd_opts o;
+	struct opts_cmdline o;
 
 	ck_assert_int_eq(PARSE(&o, "-p", "5", "--lmc=2", "-r", "-I", "--retries", "7",
 			       "--max-wire-smps", "9", "--D", "0x41", "-f", "/tmp/x.log"),
@@ -120,7 +120,7 @@ END_TEST
 
 START_TEST(t_actions)
 {
-	struct ibsmd_opts o;
+	struct opts_cmdline o;
 
 	ck_assert_int_eq(PARSE(&o, "-F", "a.conf", "-o", "-v", "-v", "-B", "-e", "-J", "p",
 			       "--check-config", "--offline", "t.topo", "--report", "-",
@@ -141,7 +141,7 @@ END_TEST
 
 START_TEST(t_help_version)
 {
-	struct ibsmd_opts o;
+	struct opts_cmdline o;
 	const char *h;
 
 	ck_assert_int_eq(PARSE(&o, "--help"), 0);
@@ -159,7 +159,7 @@ END_TEST
 
 START_TEST(t_bad_usage)
 {
-	struct ibsmd_opts o;
+	struct opts_cmdline o;
 
 	opterr = 0; /* getopt's own messages would go to stderr */
 	ck_assert_int_eq(PARSE(&o, "-z"), 2);
@@ -183,7 +183,7 @@ START_TEST(t_apply)
 {
 	struct ibsm_conf *c = conf_new();
 	struct conf_errors errs = {0};
-	struct ibsmd_opts o;
+	struct opts_cmdline o;
 
 	ck_assert_int_eq(PARSE(&o, "-p", "9", "-n", "16", "-x", "-g", "0x2c9030001"), OPTS_RUN);
 	ck_assert_int_eq(opts_apply(&o, c, &errs), 0);
@@ -202,7 +202,7 @@ START_TEST(t_bad_numbers)
 {
 	struct ibsm_conf *c = conf_new();
 	struct conf_errors errs = {0};
-	struct ibsmd_opts o;
+	struct opts_cmdline o;
 
 	ck_assert_int_eq(PARSE(&o, "-p", "16", "-l", "x", "-t", "-5", "-s", "7"), OPTS_RUN);
 	ck_assert_int_eq(opts_apply(&o, c, &errs), 3);
