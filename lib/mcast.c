@@ -37,7 +37,7 @@
  *
  * Programming: per switch the MFT ibsmd wants and the one it holds (as the
  * switch answered each Set); only 32-MLID x 16-port blocks that differ or
- * are unknown are sent. It runs as the PH_MCAST phase of heavy sweeps and,
+ * are unknown are sent. It runs as the mft phase of heavy sweeps and,
  * after joins and leaves, as a pass of its own between sweeps: a struct
  * sweep that is not sm->sweep, with the same lazy producer. At most one
  * runs at a time; changes made meanwhile start another pass when it ends.
@@ -66,7 +66,11 @@
 #define NMLID        (IBSM_MLID_MAX - IBSM_MLID_BASE + 1)
 #define MFT_BLOCK    32           /* MLIDs per MulticastForwardingTable block */
 #define MFT_PORTS    16           /* ports per position */
-#define MFT_SI_BLOCK 0xffff       /* sreq.block of a SwitchInfo Set (MulticastFDBTop) */
+/* the phase's requests */
+enum mft_kind {
+	MFT_BLOCK_SET, /* MFT block Set: block, port = position */
+	MFT_TOP_SET,   /* SwitchInfo Set: MulticastFDBTop */
+};
 #define NO_TOP       0xbfff       /* MulticastFDBTop: no valid entry */
 #define CAP_MCAST_FDB_TOP (1u << 30) /* PortInfo IsMulticastFDBTopSupported */
 #define NOSW         UINT32_MAX
@@ -1359,7 +1363,7 @@ static bool mft_produce(struct sweep *sw)
 			if (top_wanted(sm, n, s, &top)) {
 				uint8_t data[IBSM_SMP_DATA_SIZE] = {0};
 				struct ibsm_switchinfo si = n->si;
-				struct sreq q = {.guid = n->guid, .kind = SR_MFT, .block = MFT_SI_BLOCK};
+				struct ibsm_sreq q = {.guid = n->guid, .kind = MFT_TOP_SET};
 
 				si.mft_top = top;
 				si.port_state_change = 0; /* 0 leaves the bit alone */
@@ -1373,8 +1377,8 @@ static bool mft_produce(struct sweep *sw)
 			uint32_t u = sw->it_sub - 1, block = u / s->npos;
 			unsigned pos = u % s->npos;
 			uint8_t data[IBSM_SMP_DATA_SIZE] = {0};
-			struct sreq q = {.guid = n->guid, .kind = SR_MFT, .block = (uint16_t)block,
-					 .port = (uint8_t)pos};
+			struct ibsm_sreq q = {.guid = n->guid, .kind = MFT_BLOCK_SET,
+					      .block = (uint16_t)block, .port = (uint8_t)pos};
 
 			sw->it_sub++;
 			if (block_same(s, block, pos))
@@ -1391,19 +1395,19 @@ static bool mft_produce(struct sweep *sw)
 	return false;
 }
 
-void mcast_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_hdr *h,
-		  const uint8_t *data, int err)
+static void mft_handle(struct sweep *sw, const struct ibsm_sreq *q, const struct ibsm_mad_hdr *h,
+		       const uint8_t *data, int err)
 {
 	struct ibsm_mcast *m = sw->sm->mcast;
 	struct mc_sw *s = u64map_get(&m->swmap, q->guid);
 	struct ibsm_node *n = fabric_node_find(&sw->sm->fabric, q->guid);
-	const char *what = q->block == MFT_SI_BLOCK ? "switchinfo (mft top)" : "mft block";
+	const char *what = q->kind == MFT_TOP_SET ? "switchinfo (mft top)" : "mft block";
 	unsigned i;
 
 	if (!s || !n)
 		return;
 	if (err) {
-		if (q->block != MFT_SI_BLOCK && q->block < s->nrows / MFT_BLOCK && q->port < s->npos)
+		if (q->kind == MFT_BLOCK_SET && q->block < s->nrows / MFT_BLOCK && q->port < s->npos)
 			s->known[(size_t)q->block * s->npos + q->port] = 0;
 		m->st.block_errors++;
 		if (err == -EREMOTEIO)
@@ -1414,7 +1418,7 @@ void mcast_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_
 				    n->desc, what, strerror(-err));
 		return;
 	}
-	if (q->block == MFT_SI_BLOCK) {
+	if (q->kind == MFT_TOP_SET) {
 		switchinfo_decode(data, &n->si);
 		if (n->si.mft_top != s->top_sent) {
 			s->top_unkept = true;
@@ -1430,41 +1434,47 @@ void mcast_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_
 	s->known[(size_t)q->block * s->npos + q->port] = 1;
 }
 
-/* the PH_MCAST phase of a heavy sweep */
-void mcast_program_start(struct sweep *sw)
+static bool mft_skip(const struct sweep *sw)
+{
+	return sw->sm->conf->disable_multicast;
+}
+
+/* in a sweep, and in a pass of its own between sweeps (sweep_run_phase) */
+static void mft_start(struct sweep *sw)
 {
 	struct ibsm_mcast *m = sw->sm->mcast;
 
-	if (sw->sm->conf->disable_multicast) {
-		sweep_kick(sw);
-		return;
-	}
-	purge_gone(m);
-	if (!m->pass)
-		graph_update(m); /* MulticastFDBCaps bound the MLIDs */
-	ipoib_groups(m);
-	if (m->pass) {
-		/* a pass from before this sweep still runs: the next one does it */
-		m->dirty = true;
-		sweep_kick(sw);
-		return;
+	if (sw != m->pass) {
+		purge_gone(m);
+		if (!m->pass)
+			graph_update(m); /* MulticastFDBCaps bound the MLIDs */
+		ipoib_groups(m);
+		if (m->pass) {
+			/* a pass from before this sweep still runs: the next one does it */
+			m->dirty = true;
+			return;
+		}
 	}
 	compute(m);
-	sw->produce = mft_produce;
-	sw->producing = true;
-	sweep_kick(sw);
+	sweep_produce(sw);
 }
+
+const struct ibsm_phase mft_phase = {
+	.name = "mft",
+	.skip = mft_skip,
+	.start = mft_start,
+	.produce = mft_produce,
+	.handle = mft_handle,
+};
 
 /* --- passes between sweeps --- */
 
-static void pass_done(struct sweep *sw)
+static void pass_done(void *arg, const struct ibsm_sweep_result *res)
 {
-	struct ibsm_mcast *m = sw->sm->mcast;
+	struct ibsm_mcast *m = arg;
 
-	log_debug("multicast pass: %u smps, %u errors, %" PRIu64 " ms", sw->res.smps,
-		  sw->res.errors, now_ms() - sw->t_start);
-	m->pass = NULL;
-	free(sw);
+	log_debug("multicast pass: %u smps, %u errors, %" PRIu64 " ms", res->smps, res->errors,
+		  res->duration_ms);
 	if (m->dirty)
 		pass_schedule(m);
 }
@@ -1473,7 +1483,6 @@ static void pass_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct ibsm_mcast *m = arg;
 	struct ibsm_sm *sm = m->sm;
-	struct sweep *sw;
 
 	(void)fd;
 	(void)what;
@@ -1483,17 +1492,8 @@ static void pass_cb(evutil_socket_t fd, short what, void *arg)
 		return;
 	if (!m->dirty && m->graph_valid && m->graph_gen == sm->fabric.gen)
 		return;
-	sw = xcalloc(1, sizeof(*sw));
-	sw->sm = sm;
-	sw->phase = PH_MCAST;
-	sw->t_start = sw->t_phase = now_ms();
-	sw->phase_done = pass_done;
-	m->pass = sw;
 	m->st.passes++;
-	compute(m);
-	sw->produce = mft_produce;
-	sw->producing = true;
-	sweep_kick(sw); /* may end the pass at once */
+	sweep_run_phase(sm, &mft_phase, pass_done, m, &m->pass); /* may end at once */
 }
 
 static void pass_schedule(struct ibsm_mcast *m)

@@ -82,9 +82,6 @@ struct ibsm_partitions {
 	uint32_t seen_gen;            /* fabric generation the wants were made for */
 	const struct ibsm_conf *seen_conf;
 	struct pkey_counters cnt;
-	/* the sweep phase */
-	void (*next)(struct sweep *sw);
-	uint32_t it_block;
 };
 
 /* --- the partitions --- */
@@ -637,6 +634,17 @@ bool pkey_enforce(const struct ibsm_sm *sm, const struct ibsm_port *p, uint8_t *
 
 /* --- the sweep phase --- */
 
+enum pkey_kind {
+	PKEY_SET, /* P_KeyTable block Set */
+	PKEY_GET, /* P_KeyTable block Get */
+};
+
+/* the phase's state in one sweep: reads first (keep_pkey_indexes), then writes */
+struct pkey_pass {
+	bool sets;         /* the write pass */
+	uint32_t it_block; /* block of the port the iterator is on */
+};
+
 static void pkey_decode(const uint8_t *data, uint16_t *keys)
 {
 	unsigned i;
@@ -675,10 +683,10 @@ static void send_block(struct sweep *sw, const struct ibsm_port *p, unsigned blo
 {
 	const struct ibsm_node *n = p->node;
 	uint8_t data[IBSM_SMP_DATA_SIZE];
-	struct sreq q = {.guid = n->guid,
-			 .port = p->num,
-			 .kind = set ? SR_PKEY : SR_PKEY_GET,
-			 .block = (uint16_t)block};
+	struct ibsm_sreq q = {.guid = n->guid,
+			      .port = p->num,
+			      .kind = set ? PKEY_SET : PKEY_GET,
+			      .block = (uint16_t)block};
 	struct ibsm_smp_req r = {.method = IBSM_METHOD_GET,
 				 .attr_id = IBSM_ATTR_PKEY_TABLE,
 				 .attr_mod = block,
@@ -711,14 +719,14 @@ static struct ibsm_port *cur_port(struct sweep *sw)
 	return NULL;
 }
 
-static void next_port(struct sweep *sw, struct ibsm_partitions *pt)
+static void next_port(struct sweep *sw, struct pkey_pass *ps)
 {
 	sw->it_sub++;
-	pt->it_block = 0;
+	ps->it_block = 0;
 }
 
 /* pass 1: read the blocks of end ports we know nothing of (keep_pkey_indexes) */
-static bool get_produce(struct sweep *sw)
+static bool get_produce(struct sweep *sw, struct pkey_pass *ps)
 {
 	struct ibsm_sm *sm = sw->sm;
 	struct ibsm_partitions *pt = sm->parts;
@@ -728,8 +736,8 @@ static bool get_produce(struct sweep *sw)
 		struct pk_port *pp =
 			is_end_port(p) && end_port_live(sm, p) ? pk_port_get(pt, p) : NULL;
 
-		while (pp && pt->it_block < nblocks(pp)) {
-			unsigned b = pt->it_block++;
+		while (pp && ps->it_block < nblocks(pp)) {
+			unsigned b = ps->it_block++;
 
 			if (pp->known & (1u << b))
 				continue;
@@ -737,13 +745,13 @@ static bool get_produce(struct sweep *sw)
 			send_block(sw, p, b, false, NULL);
 			return true;
 		}
-		next_port(sw, pt);
+		next_port(sw, ps);
 	}
 	return false;
 }
 
 /* pass 2: write the blocks that differ from what the port holds */
-static bool set_produce(struct sweep *sw)
+static bool set_produce(struct sweep *sw, struct pkey_pass *ps)
 {
 	struct ibsm_sm *sm = sw->sm;
 	struct ibsm_partitions *pt = sm->parts;
@@ -752,8 +760,8 @@ static bool set_produce(struct sweep *sw)
 	while ((p = cur_port(sw))) {
 		struct pk_port *pp = managed(sm, pt, p);
 
-		while (pp && pt->it_block < nblocks(pp)) {
-			unsigned b = pt->it_block++;
+		while (pp && ps->it_block < nblocks(pp)) {
+			unsigned b = ps->it_block++;
 			size_t off = (size_t)b * IBSM_PKEY_BLOCK;
 			size_t len = MIN((size_t)IBSM_PKEY_BLOCK, pp->cap - off) * sizeof(uint16_t);
 			uint16_t keys[IBSM_PKEY_BLOCK] = {0};
@@ -770,48 +778,60 @@ static bool set_produce(struct sweep *sw)
 			send_block(sw, p, b, true, keys);
 			return true;
 		}
-		next_port(sw, pt);
+		next_port(sw, ps);
 	}
 	return false;
 }
 
-static void phase_start(struct sweep *sw, bool (*produce)(struct sweep *))
+static bool pkey_produce(struct sweep *sw)
 {
-	sw->it_node = 0;
-	sw->it_sub = 0;
-	sw->sm->parts->it_block = 0;
-	sw->produce = produce;
-	sw->producing = produce != NULL;
-	sweep_kick(sw);
+	struct pkey_pass *ps = sweep_priv(sw, &pkey_phase);
+
+	return ps->sets ? set_produce(sw, ps) : get_produce(sw, ps);
 }
 
+/* the write pass, from the first port */
 static void pass_sets(struct sweep *sw)
 {
-	struct ibsm_partitions *pt = sw->sm->parts;
+	struct pkey_pass *ps = sweep_priv(sw, &pkey_phase);
 
-	pt->stamp++; /* the reads changed what ports hold: place the tables again */
-	sw->phase_done = pt->next;
-	pt->next = NULL;
-	phase_start(sw, set_produce);
+	sw->sm->parts->stamp++; /* the reads changed what ports hold: place the tables again */
+	ps->sets = true;
+	ps->it_block = 0;
+	sw->it_node = 0;
+	sw->it_sub = 0;
+	sweep_produce(sw);
 }
 
-void pkey_program_start(struct sweep *sw)
+static void pkey_start(struct sweep *sw)
 {
 	struct ibsm_partitions *pt = parts_get(sw->sm);
+	struct pkey_pass *ps = sweep_priv(sw, &pkey_phase);
 
 	purge(pt, &sw->sm->fabric);
-	pt->next = sw->phase_done;
-	sw->phase_done = pass_sets;
-	phase_start(sw, sw->sm->conf->keep_pkey_indexes ? get_produce : NULL);
+	ps->sets = false;
+	ps->it_block = 0;
+	if (sw->sm->conf->keep_pkey_indexes)
+		sweep_produce(sw);
+	else
+		pass_sets(sw);
 }
 
-void pkey_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_hdr *h,
-		 const uint8_t *data, int err)
+static void pkey_end(struct sweep *sw)
+{
+	struct pkey_pass *ps = sweep_priv(sw, &pkey_phase);
+
+	if (!ps->sets)
+		pass_sets(sw);
+}
+
+static void pkey_handle(struct sweep *sw, const struct ibsm_sreq *q, const struct ibsm_mad_hdr *h,
+			const uint8_t *data, int err)
 {
 	struct ibsm_partitions *pt = sw->sm->parts;
 	const struct ibsm_node *n = fabric_node_find(&sw->sm->fabric, q->guid);
 	struct pk_node *pn = pt ? u64map_get(&pt->nodes, q->guid) : NULL;
-	bool set = q->kind == SR_PKEY;
+	bool set = q->kind == PKEY_SET;
 	struct pk_port *pp;
 	size_t off, len;
 	uint16_t keys[IBSM_PKEY_BLOCK];
@@ -854,6 +874,16 @@ void pkey_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_h
 		pp->unkept &= ~(1u << q->block);
 	}
 }
+
+/* partitions before ports go active, so traffic is enforced from the start */
+const struct ibsm_phase pkey_phase = {
+	.name = "pkey",
+	.start = pkey_start,
+	.produce = pkey_produce,
+	.handle = pkey_handle,
+	.end = pkey_end,
+	.priv_size = sizeof(struct pkey_pass),
+};
 
 /* --- multicast groups and the status view --- */
 

@@ -161,5 +161,12 @@ void sm_event(struct ibsm_sm *sm, const char *type, const char *fmt, ...)
 void sm_apply_conf(struct ibsm_sm *sm, struct ibsm_conf *conf);
 /* true while a sweep runs */
 bool sm_sweeping(const struct ibsm_sm *sm);
+/* start a wanted sweep from the loop soon, unless one runs (sweep.c, when one ends) */
+void sm_schedule(struct ibsm_sm *sm);
+/*
+ * A targeted sweep may stand in for a heavy one only when the model is
+ * whole: the last configuring sweep succeeded and this SM is master.
+ */
+bool sm_region_allowed(const struct ibsm_sm *sm);
 
 #endif

@@ -6,7 +6,7 @@
  * counted and logged rate-limited. An SMInfo Set the state machine does not
  * expect is answered with an error status and changes nothing.
  *
- * Every heavy sweep discovers first; then (PH_SMINFO) each other end port
+ * Every heavy sweep discovers first; then (the sminfo phase, election.c) each other end port
  * with IsSM gets a SubnGet(SMInfo) and smstate_elect() decides: a master or
  * a better SM (priority, then lower GUID) makes a discovering SM standby and
  * the sweep ends there (discover_only: nothing is written); a master that
@@ -560,18 +560,17 @@ void smstate_query_sms(struct sweep *sw)
 				    .path = port_path(pt),
 				    .data = data,
 				};
-				struct sreq q = {
-				    .guid = n->guid, .port = (uint8_t)p, .kind = SR_SMINFO};
+				struct ibsm_sreq q = {.guid = n->guid, .port = (uint8_t)p};
 
 				if (port_is_other_sm(f, pt))
 					sweep_send(sw, &r, &q);
 			}
 		}
 	}
-	sweep_kick(sw);
 }
 
-void smstate_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_hdr *h,
+void smstate_handle(struct sweep *sw, const struct ibsm_sreq *q,
+		    const struct ibsm_mad_hdr *h,
 		    const uint8_t *data, int err)
 {
 	struct ibsm_sm *sm = sw->sm;
@@ -672,7 +671,7 @@ bool smstate_elect(struct sweep *sw)
 	}
 	if (sm->state == IBSM_SM_MASTER && !st->handover_to)
 		return true;
-	sw->discover_only = true;
+	sw->read_only = true;
 	return false;
 }
 

@@ -17,7 +17,7 @@
 struct ibsm_sm;
 struct ibsm_mad_hdr;
 struct sweep;
-struct sreq;
+struct ibsm_sreq;
 
 /* SubnSet(SMInfo) AttributeModifier (14.4.1) */
 enum ibsm_sminfo_mod {
@@ -70,11 +70,12 @@ struct smstate_counters {
 void smstate_init(struct ibsm_sm *sm);
 void smstate_fini(struct ibsm_sm *sm);
 
-/* --- the sweep's side (sm.c, link.c) --- */
+/* --- the sweep's side (election.c, link.c) --- */
 /* SMInfo phase: a Get to every other end port that is an SM */
 void smstate_query_sms(struct sweep *sw);
 /* an answer of the SMInfo phase (data NULL when err) */
-void smstate_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_hdr *h,
+void smstate_handle(struct sweep *sw, const struct ibsm_sreq *q,
+		    const struct ibsm_mad_hdr *h,
 		    const uint8_t *data, int err);
 /* after the SMInfo phase: elect; true when this SM configures the subnet */
 bool smstate_elect(struct sweep *sw);
