@@ -37,7 +37,8 @@
 
 #include "log.h"
 #include "mkey.h"
-#include "sweep.h"
+#include "sm.h"
+#include "sreq.h"
 #include "util.h"
 #include "xport.h"
 

@@ -63,6 +63,14 @@ void sm_schedule(struct ibsm_sm *sm)
 		evtimer_add(sm->start_ev, &tv);
 }
 
+void sm_sweep_done(struct ibsm_sm *sm, const struct ibsm_sweep_result *res)
+{
+	mcast_sweep_done(sm, res->heavy);
+	if (sm->hooks.sweep_done)
+		sm->hooks.sweep_done(sm->hooks.arg, res);
+	sm_schedule(sm);
+}
+
 /* a heavy sweep covers every region and what a light one would see */
 static void begin_heavy(struct ibsm_sm *sm)
 {

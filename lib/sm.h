@@ -161,8 +161,10 @@ void sm_event(struct ibsm_sm *sm, const char *type, const char *fmt, ...)
 void sm_apply_conf(struct ibsm_sm *sm, struct ibsm_conf *conf);
 /* true while a sweep runs */
 bool sm_sweeping(const struct ibsm_sm *sm);
-/* start a wanted sweep from the loop soon, unless one runs (sweep.c, when one ends) */
+/* start a wanted sweep from the loop soon, unless one runs */
 void sm_schedule(struct ibsm_sm *sm);
+/* a sweep ended (sweep.c, after sm->sweep was cleared): multicast, hooks, the next sweep */
+void sm_sweep_done(struct ibsm_sm *sm, const struct ibsm_sweep_result *res);
 /*
  * A targeted sweep may stand in for a heavy one only when the model is
  * whole: the last configuring sweep succeeded and this SM is master.

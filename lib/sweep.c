@@ -21,7 +21,6 @@
 #include "lid.h"
 #include "log.h"
 #include "mad/bits.h"
-#include "mcast.h"
 #include "mkey.h"
 #include "sa/sa.h"
 #include "smstate.h"
@@ -564,8 +563,5 @@ static void sweep_finish(struct sweep *sw)
 	}
 	sweep_del(sw);
 	sm->sweep = NULL;
-	mcast_sweep_done(sm, res.heavy);
-	if (sm->hooks.sweep_done)
-		sm->hooks.sweep_done(sm->hooks.arg, &res);
-	sm_schedule(sm);
+	sm_sweep_done(sm, &res);
 }
