@@ -14,7 +14,7 @@
  *    route_done has taken the result;
  *  - sm->routes and sm->topo: replaced only in route_done, after the join;
  *  - the job itself: freed only after the join, in route_done or in
- *    route_worker_cancel (sm_del).
+ *    route_cancel (sm_del, through sweep_cancel).
  * That is why route_done and sm_del join the thread first: the join is the
  * point after which the loop owns everything again. The thread hands its
  * result back by activating done_ev, which runs route_done on the loop.
@@ -31,7 +31,6 @@
 
 #include "log.h"
 #include "reroute.h"
-#include "route_worker.h"
 #include "routing.h"
 #include "sweep.h"
 #include "topo.h"
@@ -86,8 +85,10 @@ static void route_job_free(struct route_job *job)
 	free(job);
 }
 
-void route_worker_cancel(struct ibsm_sm *sm)
+static void route_cancel(struct sweep *sw)
 {
+	struct ibsm_sm *sm = sw->sm;
+
 	if (!sm->job)
 		return;
 	/* routing is not interruptible: wait for it, then drop its result */
@@ -220,4 +221,5 @@ static void route_start(struct sweep *sw)
 const struct ibsm_phase route_phase = {
 	.name = "route",
 	.start = route_start,
+	.cancel = route_cancel,
 };

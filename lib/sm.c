@@ -19,7 +19,6 @@
 #include "mcast.h"
 #include "mkey.h"
 #include "pkey.h"
-#include "route_worker.h"
 #include "routing.h"
 #include "sa/sa.h"
 #include "sm.h"
@@ -283,7 +282,8 @@ void sm_del(struct ibsm_sm *sm)
 	if (!sm)
 		return;
 	xport_set_space_cb(sm->xport, NULL, NULL);
-	route_worker_cancel(sm);
+	if (sm->sweep)
+		sweep_cancel(sm->sweep); /* joins the routing thread (route_worker.c) */
 	smstate_fini(sm);
 	sa_fini(sm);
 	if (sm->sweep) {

@@ -401,6 +401,12 @@ void sweep_run_phase(struct ibsm_sm *sm, const struct ibsm_phase *ph,
 	sweep_next(sw); /* may end the pass at once */
 }
 
+void sweep_cancel(struct sweep *sw)
+{
+	if (sw->phase && sw->phase->cancel)
+		sw->phase->cancel(sw);
+}
+
 void sweep_del(struct sweep *sw)
 {
 	if (!sw)

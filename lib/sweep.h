@@ -62,6 +62,9 @@ struct ibsm_phase {
 		       const uint8_t *data, int err);
 	/* optional: every SMP answered; may queue more (another pass or round) */
 	void (*end)(struct sweep *sw);
+	/* optional: the SM is deleted while the phase runs: stop work that is
+	 * no SMP (SMPs are cancelled by the transport) */
+	void (*cancel)(struct sweep *sw);
 	/* private state of the phase for one sweep (sweep_priv()), freed by priv_free */
 	size_t priv_size;
 	void (*priv_free)(void *priv);
@@ -120,6 +123,8 @@ const struct ibsm_phase *const *sweep_table(enum sweep_kind kind);
 void sweep_run_phase(struct ibsm_sm *sm, const struct ibsm_phase *ph,
 		     void (*done)(void *arg, const struct ibsm_sweep_result *res), void *arg,
 		     struct sweep **slot);
+/* the SM is going away: the running phase stops what is no SMP (sm_del) */
+void sweep_cancel(struct sweep *sw);
 /* free a sweep whose SMPs were cancelled (sm_del) */
 void sweep_del(struct sweep *sw);
 
