@@ -35,37 +35,22 @@ enum discover_kind {
 static void send_get(struct sweep *sw, struct ibsm_node *n, const struct ibsm_drpath *path,
 		     uint16_t attr, uint32_t mod, enum discover_kind kind, uint8_t port)
 {
-	struct ibsm_smp_req r = {
-		.method = IBSM_METHOD_GET,
-		.attr_id = attr,
-		.attr_mod = mod,
-		.mkey = sw->sm->conf->m_key,
-		.path = path,
-	};
 	struct ibsm_sreq q = {.phase = &discover_phase, .guid = n ? n->guid : 0, .port = port,
 			      .kind = kind, .shows_key = kind == DISC_PORTINFO};
 
-	sweep_send(sw, &r, &q);
+	sweep_send_get(sw, path, attr, mod, &q);
 }
 
 static void probe(struct sweep *sw, struct ibsm_node *from, uint8_t port,
 		  const struct ibsm_drpath *path)
 {
-	struct ibsm_smp_req r = {
-		.method = IBSM_METHOD_GET,
-		.attr_id = IBSM_ATTR_NODE_INFO,
-		.mkey = sw->sm->conf->m_key,
-		.path = path,
-	};
-	struct ibsm_sreq q = {.phase = &discover_phase, .kind = DISC_NODEINFO};
+	struct ibsm_sreq q = {.phase = &discover_phase, .kind = DISC_NODEINFO, .path = *path};
 
 	if (from) {
 		q.from_guid = from->guid;
 		q.from_port = port;
 	}
-	q.path = *path;
-	r.path = &q.path;
-	sweep_send(sw, &r, &q);
+	sweep_send_get(sw, &q.path, IBSM_ATTR_NODE_INFO, 0, &q);
 }
 
 static void discover_start(struct sweep *sw)
@@ -185,16 +170,10 @@ void discover_send_psc_clear(struct sweep *sw, struct ibsm_node *n,
 void discover_send_nodedesc(struct sweep *sw, struct ibsm_node *n,
 			    const struct ibsm_drpath *path)
 {
-	struct ibsm_sreq q = {.phase = &discover_phase, .guid = n->guid, .kind = DISC_NODEDESC};
-	struct ibsm_smp_req r = {
-		.method = IBSM_METHOD_GET,
-		.attr_id = IBSM_ATTR_NODE_DESC,
-		.mkey = sw->sm->conf->m_key,
-	};
+	struct ibsm_sreq q = {.phase = &discover_phase, .guid = n->guid, .kind = DISC_NODEDESC,
+			      .path = *path};
 
-	q.path = *path;
-	r.path = &q.path;
-	sweep_send(sw, &r, &q);
+	sweep_send_get(sw, &q.path, IBSM_ATTR_NODE_DESC, 0, &q);
 }
 
 /*
@@ -278,8 +257,8 @@ static void on_portinfo(struct sweep *sw, struct ibsm_node *n, uint8_t num, cons
 	probe(sw, n, num, &next);
 }
 
-static void discover_handle(struct sweep *sw, const struct ibsm_sreq *q, const struct ibsm_mad_hdr *h,
-		     const uint8_t *data, int err)
+static void discover_handle(struct sweep *sw, const struct ibsm_sreq *q,
+			    const struct ibsm_mad_hdr *h, const uint8_t *data, int err)
 {
 	struct ibsm_node *n = NULL;
 

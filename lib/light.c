@@ -18,21 +18,6 @@ enum light_kind {
 	LIGHT_PI, /* PortInfo Get of the SM's port */
 };
 
-static void light_send_get(struct sweep *sw, struct ibsm_node *n, const struct ibsm_drpath *path,
-			   uint16_t attr, uint32_t mod, enum light_kind kind, uint8_t port)
-{
-	struct ibsm_smp_req r = {
-		.method = IBSM_METHOD_GET,
-		.attr_id = attr,
-		.attr_mod = mod,
-		.mkey = sw->sm->conf->m_key,
-		.path = path,
-	};
-	struct ibsm_sreq q = {.guid = n->guid, .port = port, .kind = kind};
-
-	sweep_send(sw, &r, &q);
-}
-
 static void light_handle(struct sweep *sw, const struct ibsm_sreq *q, const struct ibsm_mad_hdr *h,
 			 const uint8_t *data, int err)
 {
@@ -79,7 +64,9 @@ static bool light_produce(struct sweep *sw)
 		struct ibsm_node *n = f->nodes_v[sw->it_node++];
 
 		if (node_is_switch(n)) {
-			light_send_get(sw, n, &n->path, IBSM_ATTR_SWITCH_INFO, 0, LIGHT_SI, 0);
+			struct ibsm_sreq q = {.guid = n->guid, .kind = LIGHT_SI};
+
+			sweep_send_get(sw, &n->path, IBSM_ATTR_SWITCH_INFO, 0, &q);
 			return true;
 		}
 	}
@@ -89,14 +76,16 @@ static bool light_produce(struct sweep *sw)
 static void light_start(struct sweep *sw)
 {
 	struct ibsm_fabric *f = &sw->sm->fabric;
+	struct ibsm_sreq q = {.kind = LIGHT_PI};
 
 	if (!f->sm_port) {
 		sw->res.changed = true;
 		snprintf(sw->res.reason, sizeof(sw->res.reason), "no fabric known");
 		return;
 	}
-	light_send_get(sw, f->sm_port->node, port_path(f->sm_port), IBSM_ATTR_PORT_INFO,
-		       f->sm_port->num, LIGHT_PI, f->sm_port->num);
+	q.guid = f->sm_port->node->guid;
+	q.port = f->sm_port->num;
+	sweep_send_get(sw, port_path(f->sm_port), IBSM_ATTR_PORT_INFO, q.port, &q);
 	sweep_produce(sw);
 }
 

@@ -391,19 +391,12 @@ static void link_handle(struct sweep *sw, const struct ibsm_sreq *q, const struc
 		 * earlier attempt took effect and only its answer was lost. Read
 		 * the port before calling the refusal an error.
 		 */
-		struct ibsm_smp_req r = {
-			.method = IBSM_METHOD_GET,
-			.attr_id = IBSM_ATTR_PORT_INFO,
-			.attr_mod = p->num,
-			.mkey = sw->sm->conf->m_key,
-			.path = port_path(p),
-		};
 		struct ibsm_sreq c = {.phase = &link_configure_phase, .guid = q->guid,
 				      .port = q->port,
 				      .kind = q->kind == LINK_PI_ACTIVE ? LINK_CHECK_ACTIVE
 								: LINK_CHECK_CONFIG};
 
-		sweep_send(sw, &r, &c);
+		sweep_send_get(sw, port_path(p), IBSM_ATTR_PORT_INFO, p->num, &c);
 		return;
 	}
 	if (err) {

@@ -103,17 +103,10 @@ static void escalate(struct sweep *sw, const char *fmt, ...)
 static void rg_send(struct sweep *sw, const struct ibsm_drpath *path, uint16_t attr, uint32_t mod,
 		    enum region_kind kind, uint64_t guid, uint8_t port)
 {
-	struct ibsm_smp_req r = {
-		.method = IBSM_METHOD_GET,
-		.attr_id = attr,
-		.attr_mod = mod,
-		.mkey = sw->sm->conf->m_key,
-	};
-	struct ibsm_sreq q = {.guid = guid, .port = port, .kind = (uint8_t)kind};
+	/* the path travels with the request: failures are judged by it */
+	struct ibsm_sreq q = {.guid = guid, .port = port, .kind = (uint8_t)kind, .path = *path};
 
-	q.path = *path;
-	r.path = &q.path;
-	sweep_send(sw, &r, &q);
+	sweep_send_get(sw, &q.path, attr, mod, &q);
 }
 
 static bool reachable(const struct region *rg, const struct ibsm_node *n)
@@ -244,7 +237,8 @@ static void note_failed(struct sweep *sw, const struct ibsm_sreq *q)
 	push_failed(rg_of(sw), &e);
 }
 
-static void on_si(struct sweep *sw, const struct ibsm_sreq *q, struct ibsm_node *n, const uint8_t *data)
+static void on_si(struct sweep *sw, const struct ibsm_sreq *q, struct ibsm_node *n,
+		  const uint8_t *data)
 {
 	unsigned i;
 
@@ -260,11 +254,6 @@ static void on_si(struct sweep *sw, const struct ibsm_sreq *q, struct ibsm_node 
 static void probe(struct sweep *sw, struct ibsm_node *n, uint8_t num, const struct ibsm_drpath *at)
 {
 	struct ibsm_drpath next;
-	struct ibsm_smp_req r = {
-		.method = IBSM_METHOD_GET,
-		.attr_id = IBSM_ATTR_NODE_INFO,
-		.mkey = sw->sm->conf->m_key,
-	};
 	struct ibsm_sreq q = {.kind = RG_NODEINFO, .from_guid = n->guid, .from_port = num};
 	char name[128];
 
@@ -274,8 +263,7 @@ static void probe(struct sweep *sw, struct ibsm_node *n, uint8_t num, const stru
 		return;
 	}
 	q.path = next;
-	r.path = &q.path;
-	sweep_send(sw, &r, &q);
+	sweep_send_get(sw, &q.path, IBSM_ATTR_NODE_INFO, 0, &q);
 }
 
 /* a port with a LID that a live port elsewhere holds: LIDs must be sorted out in full */
@@ -306,7 +294,8 @@ static void link_lost(struct sweep *sw, struct ibsm_port *p)
 	region_read(sw, m, NULL); /* the other end: its state, and whether it is still there */
 }
 
-static void on_pi(struct sweep *sw, const struct ibsm_sreq *q, struct ibsm_node *n, const uint8_t *data)
+static void on_pi(struct sweep *sw, const struct ibsm_sreq *q, struct ibsm_node *n,
+		  const uint8_t *data)
 {
 	struct ibsm_fabric *f = &sw->sm->fabric;
 	struct ibsm_port *p = &n->ports[q->port];

@@ -155,6 +155,20 @@ void sweep_send(struct sweep *sw, const struct ibsm_smp_req *r, const struct ibs
 	xport_send_smp(sw->sm->xport, &rk, 0, sreq_complete, q);
 }
 
+void sweep_send_get(struct sweep *sw, const struct ibsm_drpath *path, uint16_t attr, uint32_t mod,
+		    const struct ibsm_sreq *ctx)
+{
+	struct ibsm_smp_req r = {
+		.method = IBSM_METHOD_GET,
+		.attr_id = attr,
+		.attr_mod = mod,
+		.mkey = sw->sm->conf->m_key,
+		.path = path,
+	};
+
+	sweep_send(sw, &r, ctx);
+}
+
 void sweep_send_set(struct sweep *sw, const struct ibsm_drpath *path, uint16_t attr, uint32_t mod,
 		    const uint8_t *data, const struct ibsm_sreq *ctx)
 {

@@ -130,6 +130,9 @@ void sweep_del(struct sweep *sw);
 
 /* send an SMP for this sweep; ctx fields other than sw/method/attr/mkey are the caller's */
 void sweep_send(struct sweep *sw, const struct ibsm_smp_req *r, const struct ibsm_sreq *ctx);
+/* send a Get of attr/mod along path */
+void sweep_send_get(struct sweep *sw, const struct ibsm_drpath *path, uint16_t attr, uint32_t mod,
+		    const struct ibsm_sreq *ctx);
 /* send a Set of attr/mod with 64 bytes of data along path */
 void sweep_send_set(struct sweep *sw, const struct ibsm_drpath *path, uint16_t attr, uint32_t mod,
 		    const uint8_t *data, const struct ibsm_sreq *ctx);
