@@ -415,6 +415,11 @@ void sweep_run_phase(struct ibsm_sm *sm, const struct ibsm_phase *ph,
 	sweep_next(sw); /* may end the pass at once */
 }
 
+bool sweep_standalone(const struct sweep *sw)
+{
+	return sw->pass_done != NULL;
+}
+
 void sweep_cancel(struct sweep *sw)
 {
 	if (sw->phase && sw->phase->cancel)

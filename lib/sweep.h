@@ -125,6 +125,8 @@ void sweep_run_phase(struct ibsm_sm *sm, const struct ibsm_phase *ph,
 		     struct sweep **slot);
 /* the SM is going away: the running phase stops what is no SMP (sm_del) */
 void sweep_cancel(struct sweep *sw);
+/* the sweep is a phase run on its own by sweep_run_phase() */
+bool sweep_standalone(const struct sweep *sw);
 /* free a sweep whose SMPs were cancelled (sm_del) */
 void sweep_del(struct sweep *sw);
 
