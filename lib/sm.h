@@ -3,10 +3,13 @@
  * LID store and the routes, driving sweeps over a MAD transport. It lives
  * on the event loop; the daemon creates it and reacts to its hooks.
  *
- * A heavy sweep is: discover (directed-route walk) -> assign LIDs ->
- * configure ports and arm them -> route -> program switches (SwitchInfo,
- * changed LFT blocks) -> activate ports -> subnet up. A light sweep reads
- * every switch's SwitchInfo and escalates to a heavy sweep on any change.
+ * A heavy sweep is: discover (directed-route walk) -> SMInfo of other SMs
+ * and election -> assign LIDs, configure ports and arm them -> route ->
+ * program switches (SwitchInfo, changed LFT blocks) -> P_Key tables -> MFTs
+ * -> activate ports -> move ports to m_key -> subnet up. A light sweep
+ * reads every switch's SwitchInfo; a change leads to a targeted or heavy
+ * sweep. The phases and the engine that walks them are sweep.h's; sm.c
+ * schedules sweeps and owns the SM's lifecycle.
  */
 #ifndef IBSM_SM_H
 #define IBSM_SM_H

@@ -6,13 +6,13 @@
  * counted and logged rate-limited. An SMInfo Set the state machine does not
  * expect is answered with an error status and changes nothing.
  *
- * Every heavy sweep discovers first; then (the sminfo phase, election.c) each other end port
- * with IsSM gets a SubnGet(SMInfo) and smstate_elect() decides: a master or
- * a better SM (priority, then lower GUID) makes a discovering SM standby and
- * the sweep ends there (discover_only: nothing is written); a master that
- * sees a better SM hands over instead of configuring. A standby does not
- * sweep; it polls the master and, after polling_retry_number failures,
- * discovers again and takes over if nobody answers. The first configuring
+ * Every heavy sweep discovers first; then (the sminfo phase, election.c)
+ * each other end port with IsSM gets a SubnGet(SMInfo) and smstate_elect()
+ * decides: a master or a better SM (priority, then lower GUID) makes a
+ * discovering SM standby and the sweep ends there (read only: nothing is
+ * written); a master that sees a better SM hands over instead of
+ * configuring. A standby does not sweep; it polls the master and, after
+ * polling_retry_number failures, discovers again and takes over if nobody answers. The first configuring
  * sweep as master keeps the LIDs on the wire and asks for client
  * reregistration (link.c asks smstate_first_master_sweep/_lid_flags).
  */

@@ -15,24 +15,39 @@
  * N smps" at debug level.
  *
  * How to add a phase (one file, one table row):
- *  1. Write lib/NAME_phase.c (a unique file name) with its own prefix:
- *     static start/produce/handle functions, its private state (in
- *     sweep_priv(sw, &NAME_phase) for state that lives as long as the
- *     sweep, or in its own module's handle for state that outlives it), an
- *     enum of its request kinds, and
- *        const struct ibsm_phase NAME_phase = {.name = "NAME", .start = ...};
+ *  1. Write one new file, lib/NAME_phase.c (a file name unique in the
+ *     repository), whose functions carry the phase's own prefix. In it:
+ *     an enum of the phase's request kinds (its own numbering, stored in
+ *     ibsm_sreq.kind); static start(), and as needed produce() (one SMP per
+ *     call, iterating with sw->it_node/it_sub, which the engine zeroes),
+ *     handle() (every phase that sends SMPs has one), skip() and end();
+ *     state that lives for one sweep in sweep_priv(sw, &NAME_phase)
+ *     (.priv_size, .priv_free), state that outlives sweeps behind its own
+ *     module's handle; and the phase object:
+ *        const struct ibsm_phase NAME_phase = {
+ *                .name = "NAME", .start = NAME_start, .handle = NAME_handle, ...};
  *     Declare it below ("the phases") and add the file to Makefile.am.
- *  2. Add &NAME_phase to the tables in sweep.c where it runs (heavy,
- *     region, light): the order of the table is the order of the sweep.
- *  That is all: the engine routes the phase's answers by the phase pointer
- *  each request carries, and logs it. A phase reads from struct ibsm_sm
- *  only what it configures (conf, fabric, xport through sweep_send, and
- *  the handle of its own module); it never reaches into another phase's
- *  state. To end the sweep early or go elsewhere, a phase calls
- *  sweep_stop(), sweep_skip_to() or sweep_restart_heavy() (from start(),
- *  handle() or end()); the engine acts on it when the phase is over.
- *  Outside sweeps, sweep_run_phase() runs one phase on its own (multicast
- *  passes after joins and leaves).
+ *  2. Add one row, &NAME_phase, to the tables at the top of sweep.c where
+ *     it runs (heavy_phases, region_phases, light_phases): the order of a
+ *     table is the order of the sweep.
+ *  The engine routes each answer to the phase its request names, counts it
+ *  and logs the phase; nothing else changes. A phase never reaches into
+ *  another phase's state: what one phase learns for a later one goes into
+ *  the sweep (sw->res, sw->read_only, sw->needs_heavy, sw->patchable) or
+ *  into the model. To end the sweep early or go elsewhere, a phase calls
+ *  sweep_stop(), sweep_skip_to() or sweep_restart_heavy(); the engine acts
+ *  on it when the phase is over. Outside sweeps, sweep_run_phase() runs one
+ *  phase on its own (multicast passes after joins and leaves).
+ *
+ * What phases use of struct ibsm_sm (sm.h), through sw->sm: conf (settings),
+ * fabric (the model they read and update), stats (counters), sm_lid,
+ * max_lid and state (read), sm_event() for events; and each the handle of
+ * the module it programs for: lids (link.c), mkeys (rekey.c, through
+ * mkey.h), parts (pkey_phase.c, through pkey.h), mcast (mft_phase.c,
+ * through mcast.h), smst (election.c, through smstate.h), region_seeds
+ * and region_reroute (region.c, light.c), and the routing state (topo,
+ * routes, router, job, routing, last_route, deferred_conf: route_worker.c;
+ * program.c reads topo and routes). Nothing else.
  */
 #ifndef IBSM_SWEEP_H
 #define IBSM_SWEEP_H
