@@ -12,9 +12,10 @@
  * discovering SM standby and the sweep ends there (read only: nothing is
  * written); a master that sees a better SM hands over instead of
  * configuring. A standby does not sweep; it polls the master and, after
- * polling_retry_number failures, discovers again and takes over if nobody answers. The first configuring
- * sweep as master keeps the LIDs on the wire and asks for client
- * reregistration (link.c asks smstate_first_master_sweep/_lid_flags).
+ * polling_retry_number failures, discovers again and takes over if nobody
+ * answers. The first configuring sweep as master keeps the LIDs on the
+ * wire and asks for client reregistration (link.c asks
+ * smstate_first_master_sweep/_lid_flags).
  */
 #include "config.h"
 
