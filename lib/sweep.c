@@ -400,14 +400,10 @@ void sweep_run_phase(struct ibsm_sm *sm, const struct ibsm_phase *ph,
 		     void (*done)(void *arg, const struct ibsm_sweep_result *res), void *arg,
 		     struct sweep **slot)
 {
-	struct sweep *sw = xcalloc(1, sizeof(*sw) + 2 * sizeof(ph));
-	const struct ibsm_phase **table = (const struct ibsm_phase **)(sw + 1);
+	struct sweep *sw = sweep_new(sm, false, NULL);
 
-	table[0] = ph;
-	table[1] = NULL;
-	sw->sm = sm;
-	sw->table = table;
-	sw->t_start = now_ms();
+	sw->one[0] = ph;
+	sw->table = sw->one;
 	sw->pass_done = done;
 	sw->pass_arg = arg;
 	sw->pass_slot = slot;

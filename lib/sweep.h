@@ -115,7 +115,8 @@ struct sweep {
 		const struct ibsm_phase *phase;
 		void *data;
 	} priv[4];                /* phases' private state, see sweep_priv() */
-	/* sweep_run_phase(): who to tell when it ends */
+	/* sweep_run_phase(): its table of one phase, who to tell when it ends */
+	const struct ibsm_phase *one[2];
 	void (*pass_done)(void *arg, const struct ibsm_sweep_result *res);
 	void *pass_arg;
 	struct sweep **pass_slot;
