@@ -301,8 +301,6 @@ static void discover_handle(struct sweep *sw, const struct ibsm_sreq *q,
 }
 
 const struct ibsm_phase discover_phase = {
-	.name = "discover",
-	.start = discover_start,
-	.handle = discover_handle,
+	.name = "discover", .start = discover_start, .handle = discover_handle,
 	.end = sweep_discovered, /* prune what was not seen */
 };

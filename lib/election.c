@@ -74,8 +74,5 @@ static void election_end(struct sweep *sw)
 }
 
 const struct ibsm_phase election_phase = {
-	.name = "sminfo",
-	.start = election_start,
-	.handle = election_handle,
-	.end = election_end,
+	.name = "sminfo", .start = election_start, .handle = election_handle, .end = election_end,
 };

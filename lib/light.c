@@ -90,8 +90,5 @@ static void light_start(struct sweep *sw)
 }
 
 const struct ibsm_phase light_phase = {
-	.name = "light",
-	.start = light_start,
-	.produce = light_produce,
-	.handle = light_handle,
+	.name = "light", .start = light_start, .produce = light_produce, .handle = light_handle,
 };

@@ -421,16 +421,12 @@ static void link_handle(struct sweep *sw, const struct ibsm_sreq *q, const struc
 
 /* LIDs, then every port's parameters, arming those in Init */
 const struct ibsm_phase link_configure_phase = {
-	.name = "configure",
-	.start = configure_start,
-	.produce = configure_produce,
+	.name = "configure", .start = configure_start, .produce = configure_produce,
 	.handle = link_handle,
 };
 
 /* armed ports to active, once every port is armed */
 const struct ibsm_phase link_activate_phase = {
-	.name = "activate",
-	.start = activate_start,
-	.produce = activate_produce,
+	.name = "activate", .start = activate_start, .produce = activate_produce,
 	.handle = link_handle,
 };

@@ -49,8 +49,7 @@ static bool mft_produce(struct sweep *sw)
 		uint16_t top;
 
 		if (!n || !n->have_si) {
-			sw->it_node++;
-			sw->it_sub = 0;
+			sweep_next_node(sw);
 			continue;
 		}
 		if (sw->it_sub == 0) {
@@ -74,8 +73,7 @@ static bool mft_produce(struct sweep *sw)
 				       &q);
 			return true;
 		}
-		sw->it_node++;
-		sw->it_sub = 0;
+		sweep_next_node(sw);
 	}
 	return false;
 }
@@ -124,9 +122,6 @@ static void mft_start(struct sweep *sw)
 }
 
 const struct ibsm_phase mft_phase = {
-	.name = "mft",
-	.skip = mft_skip,
-	.start = mft_start,
-	.produce = mft_produce,
+	.name = "mft", .skip = mft_skip, .start = mft_start, .produce = mft_produce,
 	.handle = mft_handle,
 };

@@ -81,8 +81,7 @@ static struct ibsm_port *pkey_cur_port(struct sweep *sw)
 
 		if (sw->it_sub <= n->nports)
 			return &n->ports[sw->it_sub];
-		sw->it_node++;
-		sw->it_sub = 0;
+		sweep_next_node(sw);
 	}
 	return NULL;
 }
@@ -209,10 +208,6 @@ static void pkey_handle(struct sweep *sw, const struct ibsm_sreq *q, const struc
 
 /* partitions before ports go active, so traffic is enforced from the start */
 const struct ibsm_phase pkey_phase = {
-	.name = "pkey",
-	.start = pkey_start,
-	.produce = pkey_produce,
-	.handle = pkey_handle,
-	.end = pkey_end,
-	.priv_size = sizeof(struct pkey_pass),
+	.name = "pkey", .start = pkey_start, .produce = pkey_produce, .handle = pkey_handle,
+	.end = pkey_end, .priv_size = sizeof(struct pkey_pass),
 };

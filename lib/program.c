@@ -63,8 +63,7 @@ static bool program_produce(struct sweep *sw)
 		const uint8_t *row = routes_lft(r, sw->it_node);
 
 		if (!n || !n->have_si) {
-			sw->it_node++;
-			sw->it_sub = 0;
+			sweep_next_node(sw);
 			continue;
 		}
 		if (sw->it_sub == 0) {
@@ -74,8 +73,7 @@ static bool program_produce(struct sweep *sw)
 				sweep_error(sw, "switch 0x%016" PRIx64 " \"%s\": LinearFDBCap %u is "
 					    "below the highest lid %u", n->guid, n->desc,
 					    n->si.lft_cap, r->max_lid);
-				sw->it_node++;
-				sw->it_sub = 0;
+				sweep_next_node(sw);
 				continue;
 			}
 			node_lft_reserve(n, r->max_lid);
@@ -97,8 +95,7 @@ static bool program_produce(struct sweep *sw)
 			send_block(sw, n, (uint16_t)b, want);
 			return true;
 		}
-		sw->it_node++;
-		sw->it_sub = 0;
+		sweep_next_node(sw);
 	}
 	return false;
 }
@@ -141,8 +138,6 @@ static void program_handle(struct sweep *sw, const struct ibsm_sreq *q,
 }
 
 const struct ibsm_phase program_phase = {
-	.name = "program",
-	.start = program_start,
-	.produce = program_produce,
+	.name = "program", .start = program_start, .produce = program_produce,
 	.handle = program_handle,
 };

@@ -629,11 +629,7 @@ static void region_start(struct sweep *sw)
 }
 
 const struct ibsm_phase region_phase = {
-	.name = "region",
-	.start = region_start,
-	.handle = region_handle,
-	.end = region_end,
-	.priv_size = sizeof(struct region),
-	.priv_free = region_free,
+	.name = "region", .start = region_start, .handle = region_handle, .end = region_end,
+	.priv_size = sizeof(struct region), .priv_free = region_free,
 	.own_failures = true, /* stale paths, judged by judge_failed() */
 };

@@ -25,8 +25,7 @@ static struct ibsm_port *rekey_next_holder(struct sweep *sw)
 			sw->it_sub = 1;
 		if (sw->it_sub <= last)
 			return &n->ports[sw->it_sub++];
-		sw->it_node++;
-		sw->it_sub = 0;
+		sweep_next_node(sw);
 	}
 	return NULL;
 }
@@ -65,8 +64,5 @@ static void rekey_start(struct sweep *sw)
 }
 
 const struct ibsm_phase rekey_phase = {
-	.name = "rekey",
-	.skip = rekey_skip,
-	.start = rekey_start,
-	.produce = rekey_produce,
+	.name = "rekey", .skip = rekey_skip, .start = rekey_start, .produce = rekey_produce,
 };

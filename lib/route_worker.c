@@ -219,7 +219,5 @@ static void route_start(struct sweep *sw)
 }
 
 const struct ibsm_phase route_phase = {
-	.name = "route",
-	.start = route_start,
-	.cancel = route_cancel,
+	.name = "route", .start = route_start, .cancel = route_cancel,
 };

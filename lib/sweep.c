@@ -155,25 +155,12 @@ void sweep_send(struct sweep *sw, const struct ibsm_smp_req *r, const struct ibs
 	xport_send_smp(sw->sm->xport, &rk, 0, sreq_complete, q);
 }
 
-void sweep_send_get(struct sweep *sw, const struct ibsm_drpath *path, uint16_t attr, uint32_t mod,
-		    const struct ibsm_sreq *ctx)
+/* a Get (data NULL) or Set of attr/mod along path */
+static void send_attr(struct sweep *sw, uint8_t method, const struct ibsm_drpath *path,
+		      uint16_t attr, uint32_t mod, const uint8_t *data, const struct ibsm_sreq *ctx)
 {
 	struct ibsm_smp_req r = {
-		.method = IBSM_METHOD_GET,
-		.attr_id = attr,
-		.attr_mod = mod,
-		.mkey = sw->sm->conf->m_key,
-		.path = path,
-	};
-
-	sweep_send(sw, &r, ctx);
-}
-
-void sweep_send_set(struct sweep *sw, const struct ibsm_drpath *path, uint16_t attr, uint32_t mod,
-		    const uint8_t *data, const struct ibsm_sreq *ctx)
-{
-	struct ibsm_smp_req r = {
-		.method = IBSM_METHOD_SET,
+		.method = method,
 		.attr_id = attr,
 		.attr_mod = mod,
 		.mkey = sw->sm->conf->m_key,
@@ -182,6 +169,18 @@ void sweep_send_set(struct sweep *sw, const struct ibsm_drpath *path, uint16_t a
 	};
 
 	sweep_send(sw, &r, ctx);
+}
+
+void sweep_send_get(struct sweep *sw, const struct ibsm_drpath *path, uint16_t attr, uint32_t mod,
+		    const struct ibsm_sreq *ctx)
+{
+	send_attr(sw, IBSM_METHOD_GET, path, attr, mod, NULL, ctx);
+}
+
+void sweep_send_set(struct sweep *sw, const struct ibsm_drpath *path, uint16_t attr, uint32_t mod,
+		    const uint8_t *data, const struct ibsm_sreq *ctx)
+{
+	send_attr(sw, IBSM_METHOD_SET, path, attr, mod, data, ctx);
 }
 
 void sweep_error(struct sweep *sw, const char *fmt, ...)
@@ -201,6 +200,12 @@ void sweep_error(struct sweep *sw, const char *fmt, ...)
 /* --- walking the table --- */
 
 static void sweep_finish(struct sweep *sw);
+
+void sweep_next_node(struct sweep *sw)
+{
+	sw->it_node++;
+	sw->it_sub = 0;
+}
 
 void sweep_produce(struct sweep *sw)
 {

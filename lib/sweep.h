@@ -156,6 +156,8 @@ void sweep_send_set(struct sweep *sw, const struct ibsm_drpath *path, uint16_t a
 		    const uint8_t *data, const struct ibsm_sreq *ctx);
 /* note an error (counts it, logs it rate-limited) */
 void sweep_error(struct sweep *sw, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* the producer iterator moves to the next node, it_sub from 0 */
+void sweep_next_node(struct sweep *sw);
 /* have the running phase's produce() queue SMPs from now on */
 void sweep_produce(struct sweep *sw);
 /* produce while the transport has room; end the phase when all is answered */
