@@ -110,7 +110,7 @@ struct ibsm_sm {
 	struct ibsm_topo *topo;        /* snapshot the routes were computed on */
 	struct ibsm_routes *routes;    /* last routes programmed */
 	struct ibsm_router *router;    /* routing engines and the chain */
-	struct route_job *job;         /* routing running on the worker thread */
+	struct route_job *job;         /* routing running on the worker thread (route_worker.c) */
 	struct route_outcome last_route; /* engines tried in the last run (no routes) */
 	struct ibsm_conf *deferred_conf; /* reload waiting for routing to finish */
 

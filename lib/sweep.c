@@ -306,9 +306,9 @@ static void sweep_next(struct sweep *sw)
 	sw->it_node = 0;
 	sw->it_sub = 0;
 	/* a phase that ends inside its start() is ended by the kick below */
-	sw->in_start = true;
+	sw->in_hook = true;
 	ph->start(sw);
-	sw->in_start = false;
+	sw->in_hook = false;
 	sweep_kick(sw);
 }
 
@@ -319,14 +319,14 @@ void sweep_kick(struct sweep *sw)
 	for (;;) {
 		while (sw->producing && xport_has_space(x))
 			sw->producing = sw->phase->produce(sw);
-		if (sw->producing || sw->pending || sw->in_start)
+		if (sw->producing || sw->pending || sw->in_hook)
 			return;
 		if (!sw->phase->end)
 			break;
 		/* end() may queue more (another pass): the phase goes on then */
-		sw->in_start = true;
+		sw->in_hook = true;
 		sw->phase->end(sw);
-		sw->in_start = false;
+		sw->in_hook = false;
 		/* after a restart, answers still in flight go to the phase that sent them */
 		if (sw->restart || (!sw->producing && !sw->pending))
 			break;

@@ -97,7 +97,7 @@ struct sweep {
 	const struct ibsm_phase *phase; /* running phase */
 	bool stop;                /* sweep_stop(): no phase after this one */
 	bool restart;             /* sweep_restart_heavy(): on at once, from discovery */
-	bool in_start;            /* the running phase's start() is being called */
+	bool in_hook;             /* the running phase's start() or end() is being called */
 	uint64_t t_start;
 	uint64_t t_phase;
 	uint32_t phase_smps;      /* res.smps when the phase started */
