@@ -490,14 +490,47 @@ static void client_subscribe(struct ctl_client *c, json_t *id)
 	client_reply(c, id, json_pack("{s:b}", "subscribed", 1), NULL, NULL);
 }
 
+/* the command req names, if this peer may run it; NULL after replying why not */
+static const struct ctl_cmd *client_cmd(struct ctl_client *c, json_t *req, json_t *id)
+{
+	struct ctl_server *s = c->srv;
+	json_t *jcmd = json_object_get(req, "cmd");
+	const struct ctl_cmd *cmd;
+	char safe[64];
+
+	if (!json_is_string(jcmd)) {
+		client_replyf(c, id, "bad_request", "\"cmd\" must be a string");
+		return NULL;
+	}
+	cmd = find_cmd(s, json_string_value(jcmd));
+	safe_copy(safe, sizeof(safe), json_string_value(jcmd));
+	if (!cmd) {
+		log_rl(&s->rl, IBSM_LOG_INFO, "control: client pid %ld: unknown command \"%s\"",
+		       (long)c->peer.pid, safe);
+		client_replyf(c, id, "unknown_command", "unknown command \"%s\"", safe);
+		return NULL;
+	}
+	if (cmd->action && !c->peer.privileged) {
+		log_rl(&s->rl, IBSM_LOG_WARN,
+		       "control: client pid %ld uid %lu: \"%s\" refused: not privileged",
+		       (long)c->peer.pid, (unsigned long)c->peer.uid, cmd->name);
+		if (s->group_name)
+			client_replyf(c, id, "permission_denied", "\"%s\" needs root or group %s",
+				      cmd->name, s->group_name);
+		else
+			client_replyf(c, id, "permission_denied", "\"%s\" needs root", cmd->name);
+		return NULL;
+	}
+	return cmd;
+}
+
 static void client_request(struct ctl_client *c, const char *line, size_t len)
 {
 	struct ctl_server *s = c->srv;
 	struct ctl_error err = {.code = NULL};
 	const struct ctl_cmd *cmd;
 	json_error_t jerr;
-	json_t *req, *id, *jcmd, *result;
-	const char *name;
+	json_t *req, *id, *result;
 	char safe[64];
 
 	req = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
@@ -514,31 +547,8 @@ static void client_request(struct ctl_client *c, const char *line, size_t len)
 		goto out;
 	}
 	id = json_object_get(req, "id");
-	jcmd = json_object_get(req, "cmd");
-	if (!json_is_string(jcmd)) {
-		client_replyf(c, id, "bad_request", "\"cmd\" must be a string");
+	if (!(cmd = client_cmd(c, req, id)))
 		goto out;
-	}
-	name = json_string_value(jcmd);
-	cmd = find_cmd(s, name);
-	safe_copy(safe, sizeof(safe), name);
-	if (!cmd) {
-		log_rl(&s->rl, IBSM_LOG_INFO, "control: client pid %ld: unknown command \"%s\"",
-		       (long)c->peer.pid, safe);
-		client_replyf(c, id, "unknown_command", "unknown command \"%s\"", safe);
-		goto out;
-	}
-	if (cmd->action && !c->peer.privileged) {
-		log_rl(&s->rl, IBSM_LOG_WARN,
-		       "control: client pid %ld uid %lu: \"%s\" refused: not privileged",
-		       (long)c->peer.pid, (unsigned long)c->peer.uid, cmd->name);
-		if (s->group_name)
-			client_replyf(c, id, "permission_denied", "\"%s\" needs root or group %s",
-				      cmd->name, s->group_name);
-		else
-			client_replyf(c, id, "permission_denied", "\"%s\" needs root", cmd->name);
-		goto out;
-	}
 	if (strcmp(cmd->name, "subscribe") == 0) {
 		client_subscribe(c, id);
 		goto out;
@@ -589,6 +599,33 @@ static void client_too_large(struct ctl_client *c)
 }
 
 /*
+ * The next request line (malloc'd), or NULL: no complete line yet, or one
+ * too long (then c->discard is set). At EOF an unterminated last line
+ * counts as one.
+ */
+static char *client_readln(struct ctl_client *c, struct evbuffer *in, size_t *len)
+{
+	char *line = evbuffer_readln(in, len, EVBUFFER_EOL_LF);
+	size_t left;
+
+	if (line)
+		return line;
+	left = evbuffer_get_length(in);
+	if (left > c->srv->lim.max_request) {
+		client_too_large(c);
+		c->discard = true;
+		return NULL;
+	}
+	if (!c->eof || left == 0)
+		return NULL;
+	line = xmalloc(left + 1);
+	evbuffer_remove(in, line, left);
+	line[left] = '\0';
+	*len = left;
+	return line;
+}
+
+/*
  * Answer every complete request in the input, in order, until the output
  * is over its limit. At EOF an unterminated last line counts as a request.
  */
@@ -597,7 +634,7 @@ static void client_process(struct ctl_client *c)
 	struct ctl_server *s = c->srv;
 	struct evbuffer *in = bufferevent_get_input(c->bev);
 	bool took = false; /* a line was consumed: any leftover is a new one */
-	size_t len, left;
+	size_t len;
 	char *line;
 
 	c->busy++;
@@ -613,20 +650,10 @@ static void client_process(struct ctl_client *c)
 			bufferevent_disable(c->bev, EV_READ);
 			break;
 		}
-		line = evbuffer_readln(in, &len, EVBUFFER_EOL_LF);
-		if (!line) {
-			left = evbuffer_get_length(in);
-			if (left > s->lim.max_request) {
-				client_too_large(c);
-				c->discard = true;
+		if (!(line = client_readln(c, in, &len))) {
+			if (c->discard)
 				continue;
-			}
-			if (!c->eof || left == 0)
-				break;
-			line = xmalloc(left + 1);
-			evbuffer_remove(in, line, left);
-			line[left] = '\0';
-			len = left;
+			break;
 		}
 		took = true;
 		if (len > s->lim.max_request) {
@@ -1018,6 +1045,23 @@ static void ignore_sigpipe(void)
 	}
 }
 
+/* lim (may be NULL) with the defaults in its zero fields */
+static void limits_set(struct ctl_limits *out, const struct ctl_limits *lim)
+{
+	if (lim)
+		*out = *lim;
+	if (!out->max_request)
+		out->max_request = CTL_DEF_MAX_REQUEST;
+	if (!out->max_clients)
+		out->max_clients = CTL_DEF_MAX_CLIENTS;
+	if (!out->idle_sec)
+		out->idle_sec = CTL_DEF_IDLE_SEC;
+	if (!out->max_output)
+		out->max_output = CTL_DEF_MAX_OUTPUT;
+	if (!out->request_sec)
+		out->request_sec = CTL_DEF_REQUEST_SEC;
+}
+
 struct ctl_server *ctl_new(struct event_base *base, const char *path, mode_t mode, gid_t action_gid,
 			   const struct ctl_cmd *cmds, size_t ncmds, void *arg,
 			   const struct ctl_limits *lim)
@@ -1042,18 +1086,7 @@ struct ctl_server *ctl_new(struct event_base *base, const char *path, mode_t mod
 	s->arg = arg;
 	s->rl = (struct ratelimit)RATELIMIT_INIT(10, 1);
 	TAILQ_INIT(&s->clients);
-	if (lim)
-		s->lim = *lim;
-	if (!s->lim.max_request)
-		s->lim.max_request = CTL_DEF_MAX_REQUEST;
-	if (!s->lim.max_clients)
-		s->lim.max_clients = CTL_DEF_MAX_CLIENTS;
-	if (!s->lim.idle_sec)
-		s->lim.idle_sec = CTL_DEF_IDLE_SEC;
-	if (!s->lim.max_output)
-		s->lim.max_output = CTL_DEF_MAX_OUTPUT;
-	if (!s->lim.request_sec)
-		s->lim.request_sec = CTL_DEF_REQUEST_SEC;
+	limits_set(&s->lim, lim);
 	s->spare_fd = -1;
 	if (action_gid != (gid_t)-1) {
 		/* looked up once here: NSS may be slow, the loop must not wait on it */

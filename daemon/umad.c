@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sys/queue.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,7 @@
 static struct ratelimit recv_rl = RATELIMIT_INIT(1, 1);
 
 struct rmad {
-	struct rmad *next;
+	STAILQ_ENTRY(rmad) next;
 	size_t len;
 	int status;
 	struct ibsm_mad_addr from;
@@ -52,14 +53,25 @@ struct ibsm_umad {
 	bool thread_started;
 	volatile bool stop;
 	pthread_mutex_t mu;
-	struct rmad *head, *tail;
+	STAILQ_HEAD(, rmad) queue; /* received, for the loop; under mu */
 	size_t qlen;
 	uint64_t overruns;
 	size_t umad_len;
 	uint64_t mkey; /* of the local port, for wake_receiver */
 };
 
-static int pick_port(uint64_t guid, struct umad_port_desc *d)
+static void port_fill(struct umad_backend_port *d, const char *ca, const umad_port_t *pt)
+{
+	snprintf(d->ca, sizeof(d->ca), "%.*s", UMAD_CA_NAME_LEN - 1, ca);
+	d->port = pt->portnum;
+	d->port_guid = be64toh(pt->port_guid);
+	d->lid = (uint16_t)pt->base_lid;
+	d->sm_lid = (uint16_t)pt->sm_lid;
+	d->state = pt->state;
+	d->phys_state = pt->phys_state;
+}
+
+static int pick_port(uint64_t guid, struct umad_backend_port *d)
 {
 	char cas[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
 	int ncas, i, fallback = -1;
@@ -85,13 +97,7 @@ static int pick_port(uint64_t guid, struct umad_port_desc *d)
 				continue;
 			pg = be64toh(pt->port_guid);
 			if (guid ? pg == guid : pt->phys_state == 5 /* LinkUp */) {
-				snprintf(d->ca, sizeof(d->ca), "%.*s", UMAD_CA_NAME_LEN - 1, cas[i]);
-				d->port = pt->portnum;
-				d->port_guid = pg;
-				d->lid = (uint16_t)pt->base_lid;
-				d->sm_lid = (uint16_t)pt->sm_lid;
-				d->state = pt->state;
-				d->phys_state = pt->phys_state;
+				port_fill(d, cas[i], pt);
 				umad_release_ca(&ca);
 				return 0;
 			}
@@ -117,13 +123,7 @@ static int pick_port(uint64_t guid, struct umad_port_desc *d)
 
 		if (umad_get_port(fb_ca, fb_port, &pt) < 0)
 			return -ENODEV;
-		snprintf(d->ca, sizeof(d->ca), "%s", fb_ca);
-		d->port = pt.portnum;
-		d->port_guid = be64toh(pt.port_guid);
-		d->lid = (uint16_t)pt.base_lid;
-		d->sm_lid = (uint16_t)pt.sm_lid;
-		d->state = pt.state;
-		d->phys_state = pt.phys_state;
+		port_fill(d, fb_ca, &pt);
 		umad_release_port(&pt);
 	}
 	return 0;
@@ -132,21 +132,58 @@ static int pick_port(uint64_t guid, struct umad_port_desc *d)
 static void deliver_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct ibsm_umad *u = arg;
-	struct rmad *list, *m;
+	STAILQ_HEAD(, rmad) list = STAILQ_HEAD_INITIALIZER(list);
+	struct rmad *m;
 
 	(void)fd;
 	(void)what;
 	pthread_mutex_lock(&u->mu);
-	list = u->head;
-	u->head = u->tail = NULL;
+	STAILQ_CONCAT(&list, &u->queue);
 	u->qlen = 0;
 	pthread_mutex_unlock(&u->mu);
-	while ((m = list)) {
-		list = m->next;
+	while ((m = STAILQ_FIRST(&list))) {
+		STAILQ_REMOVE_HEAD(&list, next);
 		if (u->x)
 			xport_input(u->x, m->mad, m->len, &m->from, m->status);
 		free(m);
 	}
+}
+
+/* a received umad (header and MAD) as a queue entry */
+static struct rmad *rmad_new(uint8_t *buf, int len)
+{
+	struct rmad *m = xmalloc(sizeof(*m));
+	ib_mad_addr_t *a = umad_get_mad_addr(buf);
+
+	m->len = (size_t)MIN(len, IBSM_MAD_SIZE);
+	memcpy(m->mad, umad_get_mad(buf), m->len);
+	m->status = umad_status(buf);
+	m->from.lid = ntohs(a->lid);
+	m->from.qpn = ntohl(a->qpn);
+	m->from.qkey = ntohl(a->qkey);
+	m->from.sl = a->sl;
+	m->from.pkey_index = a->pkey_index;
+	return m;
+}
+
+/* hand m to the loop, waking it when the queue was empty; dropped when full */
+static void rmad_queue(struct ibsm_umad *u, struct rmad *m)
+{
+	bool wake;
+
+	pthread_mutex_lock(&u->mu);
+	if (u->qlen >= RECV_QUEUE_MAX) {
+		u->overruns++;
+		pthread_mutex_unlock(&u->mu);
+		free(m);
+		return;
+	}
+	wake = STAILQ_EMPTY(&u->queue);
+	STAILQ_INSERT_TAIL(&u->queue, m, next);
+	u->qlen++;
+	pthread_mutex_unlock(&u->mu);
+	if (wake)
+		event_active(u->ev, EV_READ, 0);
 }
 
 static void *receiver(void *arg)
@@ -157,9 +194,6 @@ static void *receiver(void *arg)
 	while (!u->stop) {
 		int len = IBSM_MAD_SIZE;
 		int r = umad_recv(u->portid, buf, &len, RECV_POLL_MS);
-		ib_mad_addr_t *a;
-		struct rmad *m;
-		bool wake;
 
 		if (r < 0) {
 			if (r != -ETIMEDOUT && r != -EAGAIN && r != -EINTR && !u->stop) {
@@ -168,36 +202,8 @@ static void *receiver(void *arg)
 			}
 			continue;
 		}
-		if (len < 0)
-			continue;
-		m = xmalloc(sizeof(*m));
-		m->next = NULL;
-		m->len = (size_t)MIN(len, IBSM_MAD_SIZE);
-		memcpy(m->mad, umad_get_mad(buf), m->len);
-		m->status = umad_status(buf);
-		a = umad_get_mad_addr(buf);
-		m->from.lid = ntohs(a->lid);
-		m->from.qpn = ntohl(a->qpn);
-		m->from.qkey = ntohl(a->qkey);
-		m->from.sl = a->sl;
-		m->from.pkey_index = a->pkey_index;
-		pthread_mutex_lock(&u->mu);
-		if (u->qlen >= RECV_QUEUE_MAX) {
-			u->overruns++;
-			pthread_mutex_unlock(&u->mu);
-			free(m);
-			continue;
-		}
-		wake = !u->head;
-		if (u->tail)
-			u->tail->next = m;
-		else
-			u->head = m;
-		u->tail = m;
-		u->qlen++;
-		pthread_mutex_unlock(&u->mu);
-		if (wake)
-			event_active(u->ev, EV_READ, 0);
+		if (len >= 0)
+			rmad_queue(u, rmad_new(buf, len));
 	}
 	free(buf);
 	return NULL;
@@ -218,7 +224,7 @@ static int register_agent(int portid, int mgmt_class, int version, int rmpp)
 }
 
 struct ibsm_umad *umad_backend_open(struct event_base *base, uint64_t guid,
-				    struct umad_port_desc *desc)
+				    struct umad_backend_port *desc)
 {
 	struct ibsm_umad *u;
 	char issm[256];
@@ -237,6 +243,7 @@ struct ibsm_umad *umad_backend_open(struct event_base *base, uint64_t guid,
 	/* room for the umad header whatever its size (umad2sim and libibumad have disagreed) */
 	u->umad_len = umad_size() + IBSM_MAD_SIZE + 256;
 	pthread_mutex_init(&u->mu, NULL);
+	STAILQ_INIT(&u->queue);
 	u->portid = umad_open_port(desc->ca, desc->port);
 	if (u->portid < 0) {
 		log_warnx("cannot open %s port %d: %s", desc->ca, desc->port, strerror(-u->portid));
@@ -345,8 +352,8 @@ void umad_backend_close(struct ibsm_umad *u)
 	}
 	if (u->ev)
 		event_free(u->ev);
-	while ((m = u->head)) {
-		u->head = m->next;
+	while ((m = STAILQ_FIRST(&u->queue))) {
+		STAILQ_REMOVE_HEAD(&u->queue, next);
 		free(m);
 	}
 	if (u->issm_fd >= 0)

@@ -13,7 +13,7 @@
 struct event_base;
 struct ibsm_umad;
 
-struct umad_port_desc {
+struct umad_backend_port {
 	char ca[64];
 	int port;
 	uint64_t port_guid;
@@ -28,7 +28,7 @@ struct umad_port_desc {
  * the first port). Fills *desc. NULL on error, with the reason logged.
  */
 struct ibsm_umad *umad_backend_open(struct event_base *base, uint64_t guid,
-				    struct umad_port_desc *desc);
+				    struct umad_backend_port *desc);
 /* the backend operations to give xport_new() with the umad object */
 extern const struct ibsm_xport_backend umad_backend_ops;
 /* received MADs go to x from now on */

@@ -1,6 +1,6 @@
 /*
- * discover.c: the heavy sweep's directed-route walk (IBA 14.2.2, 14.2.5)
- * and the light sweep.
+ * discover.c: the heavy sweep's first phase, the directed-route walk
+ * (IBA 14.2.2, 14.2.5).
  *
  * The walk is breadth-first and fully asynchronous: every answer queues the
  * next questions. A node is known by its NodeInfo GUID, so a node reached
@@ -23,42 +23,37 @@
 
 static struct ratelimit disc_rl = RATELIMIT_INIT(20, 5);
 
-static void send_get(struct sweep *sw, struct ibsm_node *n, const struct ibsm_drpath *path,
-		     uint16_t attr, uint32_t mod, enum sreq_kind kind, uint8_t port)
-{
-	struct ibsm_smp_req r = {
-		.method = IBSM_METHOD_GET,
-		.attr_id = attr,
-		.attr_mod = mod,
-		.mkey = sw->sm->conf->m_key,
-		.path = path,
-	};
-	struct sreq q = {.guid = n ? n->guid : 0, .port = port, .kind = kind};
+/* the phase's requests */
+enum discover_kind {
+	DISC_NODEINFO,
+	DISC_NODEDESC,
+	DISC_SWITCHINFO,
+	DISC_SI_CLEAR, /* SwitchInfo Set clearing PortStateChange */
+	DISC_PORTINFO,
+};
 
-	sweep_send(sw, &r, &q);
+static void send_get(struct sweep *sw, struct ibsm_node *n, const struct ibsm_drpath *path,
+		     uint16_t attr, uint32_t mod, enum discover_kind kind, uint8_t port)
+{
+	struct ibsm_sreq q = {.phase = &discover_phase, .guid = n ? n->guid : 0, .port = port,
+			      .kind = kind, .shows_key = kind == DISC_PORTINFO};
+
+	sweep_send_get(sw, path, attr, mod, &q);
 }
 
 static void probe(struct sweep *sw, struct ibsm_node *from, uint8_t port,
 		  const struct ibsm_drpath *path)
 {
-	struct ibsm_smp_req r = {
-		.method = IBSM_METHOD_GET,
-		.attr_id = IBSM_ATTR_NODE_INFO,
-		.mkey = sw->sm->conf->m_key,
-		.path = path,
-	};
-	struct sreq q = {.kind = SR_NODEINFO};
+	struct ibsm_sreq q = {.phase = &discover_phase, .kind = DISC_NODEINFO, .path = *path};
 
 	if (from) {
 		q.from_guid = from->guid;
 		q.from_port = port;
 	}
-	q.path = *path;
-	r.path = &q.path;
-	sweep_send(sw, &r, &q);
+	sweep_send_get(sw, &q.path, IBSM_ATTR_NODE_INFO, 0, &q);
 }
 
-void discover_start(struct sweep *sw)
+static void discover_start(struct sweep *sw)
 {
 	struct ibsm_drpath local = {.cnt = 0};
 
@@ -87,7 +82,7 @@ bool discover_nodeinfo_valid(const struct ibsm_nodeinfo *ni, char *why, size_t l
 	return false;
 }
 
-static void on_nodeinfo(struct sweep *sw, const struct sreq *q, const uint8_t *data, int err)
+static void on_nodeinfo(struct sweep *sw, const struct ibsm_sreq *q, const uint8_t *data, int err)
 {
 	struct ibsm_fabric *f = &sw->sm->fabric;
 	struct ibsm_nodeinfo ni;
@@ -144,31 +139,41 @@ static void on_nodeinfo(struct sweep *sw, const struct sreq *q, const uint8_t *d
 	if (n->type == IBSM_NODE_SWITCH) {
 		if (seen)
 			return;
-		send_get(sw, n, &n->path, IBSM_ATTR_NODE_DESC, 0, SR_NODEDESC, 0);
-		send_get(sw, n, &n->path, IBSM_ATTR_SWITCH_INFO, 0, SR_SWITCHINFO, 0);
+		send_get(sw, n, &n->path, IBSM_ATTR_NODE_DESC, 0, DISC_NODEDESC, 0);
+		send_get(sw, n, &n->path, IBSM_ATTR_SWITCH_INFO, 0, DISC_SWITCHINFO, 0);
 		return;
 	}
 	/* a CA or router: each port is reached, and configured, by its own path */
 	if (!seen)
-		send_get(sw, n, &q->path, IBSM_ATTR_NODE_DESC, 0, SR_NODEDESC, 0);
+		send_get(sw, n, &q->path, IBSM_ATTR_NODE_DESC, 0, DISC_NODEDESC, 0);
 	if (p->gen == f->gen)
 		return;
 	if (!p->path)
 		p->path = xmalloc(sizeof(*p->path));
 	*p->path = q->path;
 	p->gen = f->gen; /* claimed; PortInfo fills it in */
-	send_get(sw, n, p->path, IBSM_ATTR_PORT_INFO, p->num, SR_PORTINFO, p->num);
+	send_get(sw, n, p->path, IBSM_ATTR_PORT_INFO, p->num, DISC_PORTINFO, p->num);
 }
 
-static void send_switchinfo_clear(struct sweep *sw, struct ibsm_node *n)
+void discover_send_psc_clear(struct sweep *sw, struct ibsm_node *n,
+			     const struct ibsm_drpath *path)
 {
 	uint8_t data[IBSM_SMP_DATA_SIZE] = {0};
 	struct ibsm_switchinfo si = n->si;
-	struct sreq q = {.guid = n->guid, .kind = SR_SI_CLEAR};
+	struct ibsm_sreq q = {.phase = &discover_phase, .guid = n->guid, .kind = DISC_SI_CLEAR};
 
 	si.port_state_change = 1; /* write 1 to clear */
 	switchinfo_encode(data, &si);
-	sweep_send_set(sw, &n->path, IBSM_ATTR_SWITCH_INFO, 0, data, &q);
+	sweep_send_set(sw, path, IBSM_ATTR_SWITCH_INFO, 0, data, &q);
+}
+
+void discover_send_nodedesc(struct sweep *sw, struct ibsm_node *n,
+			    const struct ibsm_drpath *path)
+{
+	struct ibsm_sreq q = {.phase = &discover_phase, .guid = n->guid, .kind = DISC_NODEDESC,
+			      .path = *path};
+
+	sweep_send_get(sw, &q.path, IBSM_ATTR_NODE_DESC, 0, &q);
 }
 
 /*
@@ -189,7 +194,7 @@ void discover_clear_psc(struct sweep *sw)
 		struct ibsm_node *n = f->nodes_v[i];
 
 		if (n->type == IBSM_NODE_SWITCH && n->have_si && n->si.port_state_change)
-			send_switchinfo_clear(sw, n);
+			discover_send_psc_clear(sw, n, &n->path);
 	}
 }
 
@@ -205,10 +210,10 @@ static void on_switchinfo(struct sweep *sw, struct ibsm_node *n, const uint8_t *
 		switchinfo_decode(data, &n->si);
 		n->have_si = true;
 		if (n->si.port_state_change && may_clear_psc(sw))
-			send_switchinfo_clear(sw, n);
+			discover_send_psc_clear(sw, n, &n->path);
 	}
 	for (i = 0; i <= n->nports; i++)
-		send_get(sw, n, &n->path, IBSM_ATTR_PORT_INFO, i, SR_PORTINFO, (uint8_t)i);
+		send_get(sw, n, &n->path, IBSM_ATTR_PORT_INFO, i, DISC_PORTINFO, (uint8_t)i);
 }
 
 static void on_portinfo(struct sweep *sw, struct ibsm_node *n, uint8_t num, const uint8_t *data,
@@ -252,53 +257,13 @@ static void on_portinfo(struct sweep *sw, struct ibsm_node *n, uint8_t num, cons
 	probe(sw, n, num, &next);
 }
 
-static void on_light(struct sweep *sw, const struct sreq *q, struct ibsm_node *n,
-		     const uint8_t *data, int err)
-{
-	struct ibsm_switchinfo si;
-	struct ibsm_portinfo pi;
-
-	/*
-	 * Every switch with PortStateChange set seeds the targeted sweep that
-	 * follows; anything else (no answer, the SM port) needs a heavy one.
-	 */
-	if (sw->light_heavy)
-		return;
-	if (err) {
-		sw->res.changed = true;
-		sw->light_heavy = true;
-		snprintf(sw->res.reason, sizeof(sw->res.reason), "no answer from %s 0x%016" PRIx64,
-			 smp_node_type_name(n->type), n->guid);
-		return;
-	}
-	if (q->kind == SR_LIGHT_SI) {
-		switchinfo_decode(data, &si);
-		if (si.port_state_change) {
-			if (!sw->res.changed)
-				snprintf(sw->res.reason, sizeof(sw->res.reason),
-					 "port state change on switch 0x%016" PRIx64 " \"%s\"",
-					 n->guid, n->desc);
-			sw->res.changed = true;
-			u64map_put(&sw->sm->region_seeds, n->guid, (void *)1);
-		}
-		return;
-	}
-	portinfo_decode(data, &pi);
-	if (pi.port_state != IBSM_PORT_ACTIVE || pi.lid != sw->sm->sm_lid) {
-		sw->res.changed = true;
-		sw->light_heavy = true;
-		snprintf(sw->res.reason, sizeof(sw->res.reason), "sm port is %s, lid %u",
-			 smp_port_state_name(pi.port_state), pi.lid);
-	}
-}
-
-void discover_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_hdr *h,
-		     const uint8_t *data, int err)
+static void discover_handle(struct sweep *sw, const struct ibsm_sreq *q,
+			    const struct ibsm_mad_hdr *h, const uint8_t *data, int err)
 {
 	struct ibsm_node *n = NULL;
 
 	(void)h;
-	if (q->kind == SR_NODEINFO) {
+	if (q->kind == DISC_NODEINFO) {
 		on_nodeinfo(sw, q, data, err);
 		return;
 	}
@@ -306,7 +271,7 @@ void discover_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_m
 	if (!n)
 		return; /* went away while the SMP was in flight */
 	switch (q->kind) {
-	case SR_NODEDESC:
+	case DISC_NODEDESC:
 		if (err)
 			log_rl(&disc_rl, IBSM_LOG_WARN, "no nodedescription from 0x%016" PRIx64 ": %s",
 			       n->guid, strerror(-err));
@@ -315,58 +280,27 @@ void discover_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_m
 			n->have_desc = true;
 		}
 		break;
-	case SR_SWITCHINFO:
+	case DISC_SWITCHINFO:
 		on_switchinfo(sw, n, data, err);
 		break;
-	case SR_SI_CLEAR:
+	case DISC_SI_CLEAR:
 		if (err)
 			sweep_error(sw, "cannot clear port state change on 0x%016" PRIx64 ": %s",
 				    n->guid, strerror(-err));
 		else
 			switchinfo_decode(data, &n->si);
 		break;
-	case SR_PORTINFO:
+	case DISC_PORTINFO:
 		if (q->port > n->nports)
 			return;
 		on_portinfo(sw, n, q->port, data, err);
-		break;
-	case SR_LIGHT_SI:
-	case SR_LIGHT_PI:
-		on_light(sw, q, n, data, err);
 		break;
 	default:
 		break;
 	}
 }
 
-/* --- light sweep: SwitchInfo of every switch, PortInfo of the SM port --- */
-
-static bool light_produce(struct sweep *sw)
-{
-	struct ibsm_fabric *f = &sw->sm->fabric;
-
-	while (sw->it_node < f->nnodes) {
-		struct ibsm_node *n = f->nodes_v[sw->it_node++];
-
-		if (node_is_switch(n)) {
-			send_get(sw, n, &n->path, IBSM_ATTR_SWITCH_INFO, 0, SR_LIGHT_SI, 0);
-			return true;
-		}
-	}
-	return false;
-}
-
-void light_start(struct sweep *sw)
-{
-	struct ibsm_fabric *f = &sw->sm->fabric;
-
-	if (!f->sm_port) {
-		sw->res.changed = true;
-		snprintf(sw->res.reason, sizeof(sw->res.reason), "no fabric known");
-		return;
-	}
-	send_get(sw, f->sm_port->node, port_path(f->sm_port), IBSM_ATTR_PORT_INFO,
-		 f->sm_port->num, SR_LIGHT_PI, f->sm_port->num);
-	sw->produce = light_produce;
-	sw->producing = true;
-}
+const struct ibsm_phase discover_phase = {
+	.name = "discover", .start = discover_start, .handle = discover_handle,
+	.end = sweep_discovered, /* prune what was not seen */
+};

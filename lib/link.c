@@ -25,6 +25,14 @@
 #include "sweep.h"
 #include "util.h"
 
+/* the requests of the configure and activate phases */
+enum link_kind {
+	LINK_PI_CONFIG,       /* PortInfo Set: parameters, arm (and rekey.c's key moves) */
+	LINK_PI_ACTIVE,       /* PortInfo Set: armed to active */
+	LINK_CHECK_CONFIG,    /* PortInfo Get after a refused LINK_PI_CONFIG */
+	LINK_CHECK_ACTIVE,    /* PortInfo Get after a refused LINK_PI_ACTIVE */
+};
+
 /* the port carries its node's LIDs: a switch's port 0 or any CA/router port */
 static bool port_has_lid(const struct ibsm_port *p)
 {
@@ -219,15 +227,23 @@ static bool portinfo_needs_set(const struct ibsm_port *p, const struct ibsm_port
 }
 
 static void send_portinfo_set(struct sweep *sw, struct ibsm_port *p,
-			      const struct ibsm_portinfo *want, enum sreq_kind kind)
+			      const struct ibsm_portinfo *want, enum link_kind kind, bool rekey)
 {
 	uint8_t data[IBSM_SMP_DATA_SIZE] = {0};
-	struct sreq q = {.guid = p->node->guid, .port = p->num, .kind = (uint8_t)kind};
+	/* both phases' answers are handled alike: name one, for other phases' Sets */
+	struct ibsm_sreq q = {.phase = &link_configure_phase, .guid = p->node->guid,
+			      .port = p->num, .kind = (uint8_t)kind, .rekey = rekey};
 
 	portinfo_encode(data, want);
 	sw->res.ports_set++;
 	sw->sm->stats.port_sets++;
 	sweep_send_set(sw, port_path(p), IBSM_ATTR_PORT_INFO, p->num, data, &q);
+}
+
+void link_send_set(struct sweep *sw, struct ibsm_port *p, const struct ibsm_portinfo *want,
+		   bool rekey)
+{
+	send_portinfo_set(sw, p, want, LINK_PI_CONFIG, rekey);
 }
 
 /* iterate (node, port) pairs of the fabric; false at the end */
@@ -256,17 +272,17 @@ static bool configure_produce(struct sweep *sw)
 			continue;
 		if (!portinfo_needs_set(p, &want))
 			continue;
-		send_portinfo_set(sw, p, &want, SR_PI_CONFIG);
+		send_portinfo_set(sw, p, &want, LINK_PI_CONFIG, false);
 		return true;
 	}
 	return false;
 }
 
-void link_configure_start(struct sweep *sw)
+static void configure_start(struct sweep *sw)
 {
-	sw->produce = configure_produce;
-	sw->producing = true;
-	sweep_kick(sw);
+	sw->res.lids_changed = link_assign_lids(sw);
+	discover_clear_psc(sw);
+	sweep_produce(sw);
 }
 
 static bool activate_produce(struct sweep *sw)
@@ -283,24 +299,22 @@ static bool activate_produce(struct sweep *sw)
 			continue;
 		want.port_state = IBSM_PORT_ACTIVE;
 		want.client_rereg = 0; /* asked for once, in the configuring Set */
-		send_portinfo_set(sw, p, &want, SR_PI_ACTIVE);
+		send_portinfo_set(sw, p, &want, LINK_PI_ACTIVE, false);
 		return true;
 	}
 	return false;
 }
 
-void link_activate_start(struct sweep *sw)
+static void activate_start(struct sweep *sw)
 {
-	sw->produce = activate_produce;
-	sw->producing = true;
-	sweep_kick(sw);
+	sweep_produce(sw);
 }
 
 /* the port as read after its Set was refused: did the Set take effect after all? */
-static void set_checked(struct sweep *sw, const struct sreq *q, struct ibsm_port *p,
+static void set_checked(struct sweep *sw, const struct ibsm_sreq *q, struct ibsm_port *p,
 			const uint8_t *data, int err)
 {
-	const char *what = q->block == SR_PI_ACTIVE ? "active" : "configure";
+	const char *what = q->kind == LINK_CHECK_ACTIVE ? "active" : "configure";
 	struct ibsm_portinfo want;
 	char name[128];
 	bool done;
@@ -311,7 +325,7 @@ static void set_checked(struct sweep *sw, const struct sreq *q, struct ibsm_port
 		return;
 	}
 	portinfo_decode(data, &p->pi);
-	if (q->block == SR_PI_ACTIVE)
+	if (q->kind == LINK_CHECK_ACTIVE)
 		done = p->pi.port_state == IBSM_PORT_ACTIVE;
 	else /* out of Init with the LIDs it was given (fields a device may not keep aside) */
 		done = p->pi.port_state > IBSM_PORT_INIT &&
@@ -325,10 +339,12 @@ static void set_checked(struct sweep *sw, const struct sreq *q, struct ibsm_port
 	}
 	log_debug("%s: portinfo set (%s) took effect, its answer was lost",
 		  port_name(p, name, sizeof(name)), what);
+	if (q->kind == LINK_CHECK_ACTIVE)
+		sweep_report_gid_in(sw, p);
 }
 
-void link_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_hdr *h,
-		 const uint8_t *data, int err)
+static void link_handle(struct sweep *sw, const struct ibsm_sreq *q, const struct ibsm_mad_hdr *h,
+			const uint8_t *data, int err)
 {
 	struct ibsm_node *n = fabric_node_find(&sw->sm->fabric, q->guid);
 	struct ibsm_portinfo want;
@@ -338,43 +354,53 @@ void link_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_h
 	if (!n || q->port > n->nports)
 		return;
 	p = &n->ports[q->port];
-	if (q->kind == SR_PI_CHECK) {
+	if (q->kind == LINK_CHECK_CONFIG || q->kind == LINK_CHECK_ACTIVE) {
 		set_checked(sw, q, p, data, err);
 		return;
 	}
-	if (err == -EREMOTEIO && (q->kind == SR_PI_ACTIVE || p->pi.port_state == IBSM_PORT_INIT)) {
+	if (err == -EREMOTEIO && (q->kind == LINK_PI_ACTIVE || p->pi.port_state == IBSM_PORT_INIT)) {
 		/*
 		 * A port takes state changes one step at a time (Init, Armed,
 		 * Active: IBA 14.2.5.6), so a retried Set is refused when an
 		 * earlier attempt took effect and only its answer was lost. Read
 		 * the port before calling the refusal an error.
 		 */
-		struct ibsm_smp_req r = {
-			.method = IBSM_METHOD_GET,
-			.attr_id = IBSM_ATTR_PORT_INFO,
-			.attr_mod = p->num,
-			.mkey = sw->sm->conf->m_key,
-			.path = port_path(p),
-		};
-		struct sreq c = {.guid = q->guid, .port = q->port, .kind = SR_PI_CHECK,
-				 .block = q->kind};
+		struct ibsm_sreq c = {.phase = &link_configure_phase, .guid = q->guid,
+				      .port = q->port,
+				      .kind = q->kind == LINK_PI_ACTIVE ? LINK_CHECK_ACTIVE
+								: LINK_CHECK_CONFIG};
 
-		sweep_send(sw, &r, &c);
+		sweep_send_get(sw, port_path(p), IBSM_ATTR_PORT_INFO, p->num, &c);
 		return;
 	}
 	if (err) {
 		if (err == -EREMOTEIO)
 			sweep_error(sw, "%s: portinfo set (%s) refused, status 0x%04x",
 				    port_name(p, name, sizeof(name)),
-				    q->kind == SR_PI_ACTIVE ? "active" : "configure", h->status);
+				    q->kind == LINK_PI_ACTIVE ? "active" : "configure", h->status);
 		else
 			sweep_error(sw, "%s: portinfo set (%s) failed: %s",
 				    port_name(p, name, sizeof(name)),
-				    q->kind == SR_PI_ACTIVE ? "active" : "configure", strerror(-err));
+				    q->kind == LINK_PI_ACTIVE ? "active" : "configure", strerror(-err));
 		return;
 	}
 	/* the answer is the port as it is now; remember fields it did not keep */
 	portinfo_decode(data, &p->pi);
 	if (link_desired_portinfo(sw->sm, p, &want))
 		p->pi_unkept |= portinfo_diff(&want, &p->pi) & ~(uint32_t)(PF_LID | PF_LMC);
+	/* an end port that is active now is in service (trap 64) */
+	if (q->kind == LINK_PI_ACTIVE && p->pi.port_state == IBSM_PORT_ACTIVE)
+		sweep_report_gid_in(sw, p);
 }
+
+/* LIDs, then every port's parameters, arming those in Init */
+const struct ibsm_phase link_configure_phase = {
+	.name = "configure", .start = configure_start, .produce = configure_produce,
+	.handle = link_handle,
+};
+
+/* armed ports to active, once every port is armed */
+const struct ibsm_phase link_activate_phase = {
+	.name = "activate", .start = activate_start, .produce = activate_produce,
+	.handle = link_handle,
+};

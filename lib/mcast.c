@@ -37,9 +37,9 @@
  *
  * Programming: per switch the MFT ibsmd wants and the one it holds (as the
  * switch answered each Set); only 32-MLID x 16-port blocks that differ or
- * are unknown are sent. It runs as the PH_MCAST phase of heavy sweeps and,
- * after joins and leaves, as a pass of its own between sweeps: a struct
- * sweep that is not sm->sweep, with the same lazy producer. At most one
+ * are unknown are sent. It runs as the mft phase of heavy sweeps
+ * (mft_phase.c) and, after joins and leaves, as a pass of its own between
+ * sweeps (sweep_run_phase: a struct sweep that is not sm->sweep). At most one
  * runs at a time; changes made meanwhile start another pass when it ends.
  * Joins batch: every change of one loop iteration goes into one pass.
  */
@@ -67,7 +67,6 @@
 #define NMLID        (IBSM_MLID_MAX - IBSM_MLID_BASE + 1)
 #define MFT_BLOCK    32           /* MLIDs per MulticastForwardingTable block */
 #define MFT_PORTS    16           /* ports per position */
-#define MFT_SI_BLOCK 0xffff       /* sreq.block of a SwitchInfo Set (MulticastFDBTop) */
 #define NO_TOP       0xbfff       /* MulticastFDBTop: no valid entry */
 #define CAP_MCAST_FDB_TOP (1u << 30) /* PortInfo IsMulticastFDBTopSupported */
 #define NOSW         UINT32_MAX
@@ -1338,112 +1337,12 @@ static bool block_same(const struct mc_sw *s, uint32_t block, unsigned pos)
 	return true;
 }
 
-/*
- * One step of the producer: it_node walks the graph's switches, it_sub is
- * 0 for MulticastFDBTop and 1 + block * npos + position for MFT blocks.
- */
-static bool mft_produce(struct sweep *sw)
+/* --- what the mft phase reads and writes (mft_phase.c) --- */
+
+bool mcast_sweep_prepare(struct ibsm_sm *sm)
 {
-	struct ibsm_sm *sm = sw->sm;
 	struct ibsm_mcast *m = sm->mcast;
 
-	while (sw->it_node < m->nsw) {
-		struct mc_sw *s = m->sw[sw->it_node];
-		struct ibsm_node *n = fabric_node_find(&sm->fabric, s->guid);
-		uint32_t units = s->nrows / MFT_BLOCK * s->npos;
-
-		if (!n || !n->have_si) {
-			sw->it_node++;
-			sw->it_sub = 0;
-			continue;
-		}
-		if (sw->it_sub == 0) {
-			uint16_t top;
-
-			sw->it_sub = 1;
-			if (top_wanted(sm, n, s, &top)) {
-				uint8_t data[IBSM_SMP_DATA_SIZE] = {0};
-				struct ibsm_switchinfo si = n->si;
-				struct sreq q = {.guid = n->guid, .kind = SR_MFT, .block = MFT_SI_BLOCK};
-
-				si.mft_top = top;
-				si.port_state_change = 0; /* 0 leaves the bit alone */
-				switchinfo_encode(data, &si);
-				s->top_sent = top;
-				sweep_send_set(sw, &n->path, IBSM_ATTR_SWITCH_INFO, 0, data, &q);
-				return true;
-			}
-		}
-		while (sw->it_sub <= units) {
-			uint32_t u = sw->it_sub - 1, block = u / s->npos;
-			unsigned pos = u % s->npos;
-			uint8_t data[IBSM_SMP_DATA_SIZE] = {0};
-			struct sreq q = {.guid = n->guid, .kind = SR_MFT, .block = (uint16_t)block,
-					 .port = (uint8_t)pos};
-
-			sw->it_sub++;
-			if (block_same(s, block, pos))
-				continue;
-			block_data(s, s->want, block, pos, data);
-			m->st.blocks_sent++;
-			sweep_send_set(sw, &n->path, IBSM_ATTR_MFT, block | (uint32_t)pos << 28, data,
-				       &q);
-			return true;
-		}
-		sw->it_node++;
-		sw->it_sub = 0;
-	}
-	return false;
-}
-
-void mcast_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_hdr *h,
-		  const uint8_t *data, int err)
-{
-	struct ibsm_mcast *m = sw->sm->mcast;
-	struct mc_sw *s = u64map_get(&m->swmap, q->guid);
-	struct ibsm_node *n = fabric_node_find(&sw->sm->fabric, q->guid);
-	const char *what = q->block == MFT_SI_BLOCK ? "switchinfo (mft top)" : "mft block";
-	unsigned i;
-
-	if (!s || !n)
-		return;
-	if (err) {
-		if (q->block != MFT_SI_BLOCK && q->block < s->nrows / MFT_BLOCK && q->port < s->npos)
-			s->known[(size_t)q->block * s->npos + q->port] = 0;
-		m->st.block_errors++;
-		if (err == -EREMOTEIO)
-			sweep_error(sw, "switch 0x%016" PRIx64 " \"%s\": %s set refused, status 0x%04x",
-				    n->guid, n->desc, what, h->status);
-		else
-			sweep_error(sw, "switch 0x%016" PRIx64 " \"%s\": %s set failed: %s", n->guid,
-				    n->desc, what, strerror(-err));
-		return;
-	}
-	if (q->block == MFT_SI_BLOCK) {
-		switchinfo_decode(data, &n->si);
-		if (n->si.mft_top != s->top_sent) {
-			s->top_unkept = true;
-			log_debug("switch 0x%016" PRIx64 " keeps no MulticastFDBTop", n->guid);
-		}
-		return;
-	}
-	if (q->block >= s->nrows / MFT_BLOCK || q->port >= s->npos)
-		return;
-	for (i = 0; i < MFT_BLOCK; i++)
-		s->held[((size_t)q->block * MFT_BLOCK + i) * s->npos + q->port] =
-			(uint16_t)(data[2 * i] << 8 | data[2 * i + 1]);
-	s->known[(size_t)q->block * s->npos + q->port] = 1;
-}
-
-/* the PH_MCAST phase of a heavy sweep */
-void mcast_program_start(struct sweep *sw)
-{
-	struct ibsm_mcast *m = sw->sm->mcast;
-
-	if (sw->sm->conf->disable_multicast) {
-		sweep_kick(sw);
-		return;
-	}
 	purge_gone(m);
 	if (!m->pass)
 		graph_update(m); /* MulticastFDBCaps bound the MLIDs */
@@ -1451,25 +1350,92 @@ void mcast_program_start(struct sweep *sw)
 	if (m->pass) {
 		/* a pass from before this sweep still runs: the next one does it */
 		m->dirty = true;
-		sweep_kick(sw);
-		return;
+		return false;
 	}
-	compute(m);
-	sw->produce = mft_produce;
-	sw->producing = true;
-	sweep_kick(sw);
+	return true;
+}
+
+void mcast_compute(struct ibsm_sm *sm)
+{
+	compute(sm->mcast);
+}
+
+struct mc_sw *mcast_switch(struct ibsm_sm *sm, uint32_t i, uint64_t *guid)
+{
+	struct ibsm_mcast *m = sm->mcast;
+
+	if (i >= m->nsw)
+		return NULL;
+	*guid = m->sw[i]->guid;
+	return m->sw[i];
+}
+
+uint32_t mcast_switch_units(const struct mc_sw *s)
+{
+	return s->nrows / MFT_BLOCK * s->npos;
+}
+
+bool mcast_top_to_write(struct ibsm_sm *sm, const struct ibsm_node *n, struct mc_sw *s,
+			uint16_t *top)
+{
+	if (!top_wanted(sm, n, s, top))
+		return false;
+	s->top_sent = *top;
+	return true;
+}
+
+bool mcast_unit_to_write(struct ibsm_sm *sm, struct mc_sw *s, uint32_t u, uint32_t *block,
+			 unsigned *pos, uint8_t *data)
+{
+	*block = u / s->npos;
+	*pos = u % s->npos;
+	if (block_same(s, *block, *pos))
+		return false;
+	block_data(s, s->want, *block, *pos, data);
+	sm->mcast->st.blocks_sent++;
+	return true;
+}
+
+struct mc_sw *mcast_switch_answered(struct ibsm_sm *sm, uint64_t guid)
+{
+	return u64map_get(&sm->mcast->swmap, guid);
+}
+
+void mcast_set_failed(struct ibsm_sm *sm, struct mc_sw *s, bool top, uint32_t block, unsigned pos)
+{
+	if (!top && block < s->nrows / MFT_BLOCK && pos < s->npos)
+		s->known[(size_t)block * s->npos + pos] = 0;
+	sm->mcast->st.block_errors++;
+}
+
+bool mcast_top_held(struct mc_sw *s, uint16_t top)
+{
+	if (top == s->top_sent)
+		return true;
+	s->top_unkept = true;
+	return false;
+}
+
+void mcast_block_held(struct mc_sw *s, uint32_t block, unsigned pos, const uint8_t *data)
+{
+	unsigned i;
+
+	if (block >= s->nrows / MFT_BLOCK || pos >= s->npos)
+		return;
+	for (i = 0; i < MFT_BLOCK; i++)
+		s->held[((size_t)block * MFT_BLOCK + i) * s->npos + pos] =
+			(uint16_t)(data[2 * i] << 8 | data[2 * i + 1]);
+	s->known[(size_t)block * s->npos + pos] = 1;
 }
 
 /* --- passes between sweeps --- */
 
-static void pass_done(struct sweep *sw)
+static void pass_done(void *arg, const struct ibsm_sweep_result *res)
 {
-	struct ibsm_mcast *m = sw->sm->mcast;
+	struct ibsm_mcast *m = arg;
 
-	log_debug("multicast pass: %u smps, %u errors, %" PRIu64 " ms", sw->res.smps,
-		  sw->res.errors, now_ms() - sw->t_start);
-	m->pass = NULL;
-	free(sw);
+	log_debug("multicast pass: %u smps, %u errors, %" PRIu64 " ms", res->smps, res->errors,
+		  res->duration_ms);
 	if (m->dirty)
 		pass_schedule(m);
 }
@@ -1478,7 +1444,6 @@ static void pass_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct ibsm_mcast *m = arg;
 	struct ibsm_sm *sm = m->sm;
-	struct sweep *sw;
 
 	(void)fd;
 	(void)what;
@@ -1488,17 +1453,8 @@ static void pass_cb(evutil_socket_t fd, short what, void *arg)
 		return;
 	if (!m->dirty && m->graph_valid && m->graph_gen == sm->fabric.gen)
 		return;
-	sw = xcalloc(1, sizeof(*sw));
-	sw->sm = sm;
-	sw->phase = PH_MCAST;
-	sw->t_start = sw->t_phase = now_ms();
-	sw->phase_done = pass_done;
-	m->pass = sw;
 	m->st.passes++;
-	compute(m);
-	sw->produce = mft_produce;
-	sw->producing = true;
-	sweep_kick(sw); /* may end the pass at once */
+	sweep_run_phase(sm, &mft_phase, pass_done, m, &m->pass); /* may end at once */
 }
 
 static void pass_schedule(struct ibsm_mcast *m)
@@ -1685,7 +1641,7 @@ void mcast_del(struct ibsm_mcast *m)
 	if (m->pass) {
 		/* its SMPs point at it: fail them first */
 		xport_cancel_all(m->sm->xport);
-		free(m->pass);
+		sweep_del(m->pass);
 	}
 	event_free(m->pass_ev);
 	for (i = 0; i < NMLID; i++) {

@@ -108,4 +108,31 @@ struct mcast_stats {
 };
 void mcast_get_stats(const struct ibsm_mcast *m, struct mcast_stats *st);
 
+/* --- the mft phase's side (mft_phase.c): the MFTs wanted and held --- */
+struct ibsm_node;
+struct mc_sw;
+/* the mft phase of a configuring sweep starts: false when a pass between
+ * sweeps still runs (the next pass programs what changed) */
+bool mcast_sweep_prepare(struct ibsm_sm *sm);
+/* the MFTs wanted, from the groups */
+void mcast_compute(struct ibsm_sm *sm);
+/* switch i of the multicast graph and its node GUID; NULL past the last */
+struct mc_sw *mcast_switch(struct ibsm_sm *sm, uint32_t i, uint64_t *guid);
+/* the MFT units (32-MLID block x 16-port position) of a switch */
+uint32_t mcast_switch_units(const struct mc_sw *s);
+/* n's MulticastFDBTop is to be written: *top, remembered as sent */
+bool mcast_top_to_write(struct ibsm_sm *sm, const struct ibsm_node *n, struct mc_sw *s,
+			uint16_t *top);
+/* unit u is to be written: its block, position and data (64 bytes); counted */
+bool mcast_unit_to_write(struct ibsm_sm *sm, struct mc_sw *s, uint32_t u, uint32_t *block,
+			 unsigned *pos, uint8_t *data);
+/* the switch state an answer about node guid is for; NULL when gone */
+struct mc_sw *mcast_switch_answered(struct ibsm_sm *sm, uint64_t guid);
+/* a Set failed (top: the MulticastFDBTop one, else MFT block, pos) */
+void mcast_set_failed(struct ibsm_sm *sm, struct mc_sw *s, bool top, uint32_t block, unsigned pos);
+/* a MulticastFDBTop Set was answered with top; false when the switch did not keep it */
+bool mcast_top_held(struct mc_sw *s, uint16_t top);
+/* an MFT block Set was answered with data (64 bytes) */
+void mcast_block_held(struct mc_sw *s, uint32_t block, unsigned pos, const uint8_t *data);
+
 #endif

@@ -38,7 +38,8 @@
 #include "guidfile.h"
 #include "log.h"
 #include "mkey.h"
-#include "sweep.h"
+#include "sm.h"
+#include "sreq.h"
 #include "util.h"
 #include "xport.h"
 
@@ -281,7 +282,7 @@ static bool path_eq(const struct ibsm_drpath *a, const struct ibsm_drpath *b)
  * CA port at the end of the path. NULL when the model does not know it
  * (a node never seen).
  */
-static const struct ibsm_port *target_port(const struct ibsm_sm *sm, const struct sreq *q,
+static const struct ibsm_port *target_port(const struct ibsm_sm *sm, const struct ibsm_sreq *q,
 					   const struct ibsm_drpath *path)
 {
 	const struct ibsm_fabric *f = &sm->fabric;
@@ -364,7 +365,7 @@ static uint64_t unknown_port_key(const struct ibsm_sm *sm)
 	return m->conf_n >= m->common_n ? conf : m->common_key;
 }
 
-uint64_t mkey_for_smp(const struct ibsm_sm *sm, const struct sreq *q,
+uint64_t mkey_for_smp(const struct ibsm_sm *sm, const struct ibsm_sreq *q,
 		      const struct ibsm_drpath *path)
 {
 	const struct ibsm_port *p;
@@ -394,64 +395,6 @@ uint64_t mkey_port_key(const struct ibsm_sm *sm, const struct ibsm_port *p)
 	return sm->conf->m_key;
 }
 
-/* the next key-holding port (switch port 0, CA ports) of this sweep */
-static struct ibsm_port *next_holder(struct sweep *sw)
-{
-	const struct ibsm_fabric *f = &sw->sm->fabric;
-
-	while (sw->it_node < f->nnodes) {
-		struct ibsm_node *n = f->nodes_v[sw->it_node];
-		unsigned last = node_is_switch(n) ? 0 : n->nports;
-
-		if (sw->it_sub == 0 && !node_is_switch(n))
-			sw->it_sub = 1;
-		if (sw->it_sub <= last)
-			return &n->ports[sw->it_sub++];
-		sw->it_node++;
-		sw->it_sub = 0;
-	}
-	return NULL;
-}
-
-static bool rekey_produce(struct sweep *sw)
-{
-	struct ibsm_sm *sm = sw->sm;
-	uint8_t data[IBSM_SMP_DATA_SIZE];
-	struct ibsm_portinfo want;
-	struct ibsm_port *p;
-	uint64_t key;
-
-	while ((p = next_holder(sw))) {
-		struct sreq q = {
-		    .guid = p->node->guid, .port = p->num, .kind = SR_PI_CONFIG, .rekey = true};
-
-		if (!p->guid || mkey_lookup(sm->mkeys, p->guid, &key) < 0 ||
-		    key == sm->conf->m_key)
-			continue;
-		if (!link_desired_portinfo(sm, p, &want))
-			continue;
-		want.mkey = sm->conf->m_key;
-		want.port_state = IBSM_PORT_NOP;
-		want.client_rereg = 0;
-		memset(data, 0, sizeof(data));
-		portinfo_encode(data, &want);
-		sw->res.ports_set++;
-		sm->stats.port_sets++;
-		/* the SMP carries the old key (mkey_for_smp), the data the new one */
-		sweep_send_set(sw, port_path(p), IBSM_ATTR_PORT_INFO, p->num, data, &q);
-		return true;
-	}
-	return false;
-}
-
-void mkey_rekey_start(struct sweep *sw)
-{
-	/* without m_key_lookup every Set wrote m_key already: nothing to move */
-	sw->produce = rekey_produce;
-	sw->producing = sw->sm->conf->m_key_lookup;
-	sweep_kick(sw);
-}
-
 static void count_failure(struct ibsm_mkeys *m, uint64_t node_guid)
 {
 	uintptr_t c;
@@ -465,30 +408,22 @@ static void count_failure(struct ibsm_mkeys *m, uint64_t node_guid)
 }
 
 /* what an SMP of the sweep was, for messages */
-static const char *kind_name(unsigned kind)
+static const char *smp_name(const struct ibsm_sreq *q)
 {
-	switch (kind) {
-	case SR_NODEDESC:
+	bool set = q->method == IBSM_METHOD_SET;
+
+	switch (q->attr) {
+	case IBSM_ATTR_NODE_DESC:
 		return "nodedescription get";
-	case SR_SWITCHINFO:
-	case SR_LIGHT_SI:
-		return "switchinfo get";
-	case SR_SI_CLEAR:
-	case SR_SI_SET:
-		return "switchinfo set";
-	case SR_PORTINFO:
-	case SR_LIGHT_PI:
-		return "portinfo get";
-	case SR_PI_CONFIG:
-	case SR_PI_ACTIVE:
-		return "portinfo set";
-	case SR_LFT:
+	case IBSM_ATTR_SWITCH_INFO:
+		return set ? "switchinfo set" : "switchinfo get";
+	case IBSM_ATTR_PORT_INFO:
+		return set ? "portinfo set" : "portinfo get";
+	case IBSM_ATTR_LFT:
 		return "lft set";
-	case SR_PKEY:
-		return "p_key table set";
-	case SR_PKEY_GET:
-		return "p_key table get";
-	case SR_MFT:
+	case IBSM_ATTR_PKEY_TABLE:
+		return set ? "p_key table set" : "p_key table get";
+	case IBSM_ATTR_MFT:
 		return "mft set";
 	default:
 		return "smp";
@@ -496,20 +431,11 @@ static const char *kind_name(unsigned kind)
 }
 
 /* SMPs whose answer proves the key they carried: the port checks it */
-static bool proves_key(const struct sreq *q, const struct ibsm_port *p)
+static bool proves_key(const struct ibsm_sreq *q, const struct ibsm_port *p)
 {
-	switch (q->kind) {
-	case SR_SI_CLEAR:
-	case SR_PI_CONFIG:
-	case SR_PI_ACTIVE:
-	case SR_SI_SET:
-	case SR_LFT:
-	case SR_PKEY:
-	case SR_MFT:
+	if (q->method == IBSM_METHOD_SET)
 		return true; /* Sets: checked at every protection level */
-	default:
-		return p->have_pi && p->pi.mkey_prot >= 2; /* Gets from level 2 on */
-	}
+	return p->have_pi && p->pi.mkey_prot >= 2; /* Gets from level 2 on */
 }
 
 /*
@@ -518,7 +444,7 @@ static bool proves_key(const struct sreq *q, const struct ibsm_port *p)
  * goes unanswered with one makes the next ones carry the other, and the
  * first answer that proves a key settles it.
  */
-static void key_unanswered(struct ibsm_sm *sm, const struct ibsm_port *p, const struct sreq *q)
+static void key_unanswered(struct ibsm_sm *sm, const struct ibsm_port *p, const struct ibsm_sreq *q)
 {
 	struct mkey_ent *e = ent_get(sm->mkeys, p->guid);
 	uint64_t k;
@@ -542,7 +468,7 @@ static void key_unanswered(struct ibsm_sm *sm, const struct ibsm_port *p, const 
 		 port_name(p, name, sizeof(name)));
 }
 
-static void key_answered(struct ibsm_sm *sm, const struct ibsm_port *p, const struct sreq *q)
+static void key_answered(struct ibsm_sm *sm, const struct ibsm_port *p, const struct ibsm_sreq *q)
 {
 	struct mkey_ent *e = ent_get(sm->mkeys, p->guid);
 
@@ -554,7 +480,7 @@ static void key_answered(struct ibsm_sm *sm, const struct ibsm_port *p, const st
 	sm->mkeys->common_valid = false;
 }
 
-void mkey_smp_done(struct ibsm_sm *sm, const struct sreq *q, bool heavy,
+void mkey_smp_done(struct ibsm_sm *sm, const struct ibsm_sreq *q, bool heavy,
 		   const struct ibsm_mad_hdr *h, const uint8_t *data, int err)
 {
 	struct ibsm_mkeys *m = sm->mkeys;
@@ -592,7 +518,7 @@ void mkey_smp_done(struct ibsm_sm *sm, const struct sreq *q, bool heavy,
 		sm_event(sm, "mkey_refused",
 			 "%s 0x%016" PRIx64 " \"%s\" answered its nodeinfo but not a %s: "
 			 "refused for an m_key ibsmd does not hold? (%" PRIu64 " so far)",
-			 smp_node_type_name(n->type), n->guid, n->desc, kind_name(q->kind),
+			 smp_node_type_name(n->type), n->guid, n->desc, smp_name(q),
 			 m->st.refused);
 		return;
 	}
@@ -605,7 +531,7 @@ void mkey_smp_done(struct ibsm_sm *sm, const struct sreq *q, bool heavy,
 	holder = node_is_switch(p->node) ? q->port == 0 : q->port == p->num;
 	if (!holder)
 		return;
-	if (q->kind == SR_PI_CONFIG || q->kind == SR_PI_ACTIVE) {
+	if (q->method == IBSM_METHOD_SET) {
 		uint64_t old;
 		bool known = mkey_lookup(m, p->guid, &old) == 0;
 
@@ -619,7 +545,7 @@ void mkey_smp_done(struct ibsm_sm *sm, const struct sreq *q, bool heavy,
 		if (!known || old != sm->conf->m_key)
 			m->st.written++;
 		mkey_set(m, p->guid, sm->conf->m_key);
-	} else if (q->kind == SR_PORTINFO) {
+	} else if (q->shows_key) {
 		uint64_t old;
 
 		portinfo_decode(data, &pi);

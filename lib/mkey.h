@@ -26,8 +26,7 @@ struct ibsm_sm;
 struct ibsm_mkeys;
 struct ibsm_notice;
 struct ibsm_port;
-struct sreq;
-struct sweep;
+struct ibsm_sreq;
 
 struct ibsm_mkey_stats {
 	uint64_t traps;	       /* Bad M_Key traps (256) received */
@@ -61,21 +60,18 @@ void mkey_set(struct ibsm_mkeys *m, uint64_t port_guid, uint64_t key);
 size_t mkey_count(const struct ibsm_mkeys *m);
 const struct ibsm_mkey_stats *mkey_stats(const struct ibsm_mkeys *m);
 
-/* --- the sweep's side (sm.c calls these for every SMP) --- */
+/* --- the sweep's side (sweep.c calls these for every SMP; rekey.c) --- */
 
 /* the M_Key for an SMP of the sweep: the store's key of the port it is
  * addressed to (m_key_lookup), else the configured m_key */
-uint64_t mkey_for_smp(const struct ibsm_sm *sm, const struct sreq *q,
+uint64_t mkey_for_smp(const struct ibsm_sm *sm, const struct ibsm_sreq *q,
 		      const struct ibsm_drpath *path);
 /* an SMP of the sweep completed: learn keys, count failures */
-void mkey_smp_done(struct ibsm_sm *sm, const struct sreq *q, bool heavy,
+void mkey_smp_done(struct ibsm_sm *sm, const struct ibsm_sreq *q, bool heavy,
 		   const struct ibsm_mad_hdr *h, const uint8_t *data, int err);
 /* the M_Key a port holds as far as ibsmd knows (the store's with
  * m_key_lookup, else m_key): what its configuring Sets keep writing */
 uint64_t mkey_port_key(const struct ibsm_sm *sm, const struct ibsm_port *p);
-/* the sweep's last step: PortInfo Sets that move ports from the key they
- * hold to m_key (struct sweep; sm.c) */
-void mkey_rekey_start(struct sweep *sw);
 /* the M_Key for an SMP sent outside a sweep to the port with this GUID (a
  * switch's port 0 or a CA port; SMInfo to another SM's port) */
 uint64_t mkey_guid_key(const struct ibsm_sm *sm, uint64_t port_guid);

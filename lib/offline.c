@@ -20,7 +20,7 @@
 #include "lid.h"
 #include "log.h"
 #include "offline.h"
-#include "routing.h"
+#include "route_registry.h"
 #include "sm.h"
 #include "topo.h"
 #include "topofile.h"
@@ -251,9 +251,9 @@ static int engines_setup(struct ibsm_sm *sm, json_t *report)
 {
 	struct conf_errors errs = {0};
 
-	router_load_dir(sm->router, &errs);
+	route_load_dir(sm->router, &errs);
 	errors_print(&errs);
-	if (router_configure(sm->router, sm->conf, &errs) < 0) {
+	if (route_configure(sm->router, sm->conf, &errs) < 0) {
 		report_error(report, &errs, "no routing engine");
 		errors_print(&errs);
 		return -1;
@@ -262,14 +262,14 @@ static int engines_setup(struct ibsm_sm *sm, json_t *report)
 }
 
 /* run the chain on t: 0 with out->routes, or -1 with the reason in report */
-static int route(struct ibsm_sm *sm, const struct ibsm_topo *t, const struct verify_opts *vo,
+static int run_chain(struct ibsm_sm *sm, const struct ibsm_topo *t, const struct verify_opts *vo,
 		 struct route_outcome *out, json_t *report)
 {
 	size_t i;
 	int r;
 
-	json_object_set_new(report, "chain", json_string(router_chain(sm->router)));
-	r = router_run(sm->router, t, vo, out);
+	json_object_set_new(report, "chain", json_string(route_chain(sm->router)));
+	r = route_run(sm->router, t, vo, out);
 	json_object_set_new(report, "attempts", attempts_json(out));
 	if (r < 0 || !out->routes) {
 		const char *why =
@@ -382,7 +382,7 @@ int offline_run(struct ibsm_conf *conf, const struct offline_opts *o)
 	phase_done(&pl, "snapshot");
 	if (engines_setup(sm, report) < 0)
 		goto out;
-	r = route(sm, t, &vo, &out, report);
+	r = run_chain(sm, t, &vo, &out, report);
 	phase_done(&pl, "route+verify");
 	if (r < 0)
 		goto out;

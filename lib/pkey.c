@@ -21,8 +21,8 @@
  * holds is known from the answers to our Sets, and only blocks that
  * differ are written: a steady-state sweep sends no P_KeyTable SMP.
  *
- * The phase runs in two passes: the Gets, then the Sets, so every table is
- * computed knowing what every port holds.
+ * The sweep phase that reads and writes the tables is pkey_phase.c; this
+ * file keeps what ports hold and should hold.
  */
 #include "config.h"
 
@@ -35,7 +35,7 @@
 #include "log.h"
 #include "partconf.h"
 #include "pkey.h"
-#include "sweep.h"
+#include "sm.h"
 #include "util.h"
 
 static struct ratelimit pkey_rl = RATELIMIT_INIT(20, 2);
@@ -85,9 +85,6 @@ struct ibsm_partitions {
 	uint32_t seen_gen;            /* fabric generation the wants were made for */
 	const struct ibsm_conf *seen_conf;
 	struct pkey_counters cnt;
-	/* the sweep phase */
-	void (*next)(struct sweep *sw);
-	uint32_t it_block;
 };
 
 /* --- the partitions --- */
@@ -646,224 +643,115 @@ bool pkey_enforce(const struct ibsm_partitions *cpt, const struct ibsm_port *p, 
 	return true;
 }
 
-/* --- the sweep phase --- */
-
-static void pkey_decode(const uint8_t *data, uint16_t *keys)
-{
-	unsigned i;
-
-	for (i = 0; i < IBSM_PKEY_BLOCK; i++)
-		keys[i] = (uint16_t)(data[2 * i] << 8 | data[2 * i + 1]);
-}
-
-static void pkey_encode(uint8_t *data, const uint16_t *keys)
-{
-	unsigned i;
-
-	memset(data, 0, IBSM_SMP_DATA_SIZE);
-	for (i = 0; i < IBSM_PKEY_BLOCK; i++) {
-		data[2 * i] = (uint8_t)(keys[i] >> 8);
-		data[2 * i + 1] = (uint8_t)keys[i];
-	}
-}
+/* --- what the P_Key phase reads and writes (pkey_phase.c) --- */
 
 /* the ports the phase programs, with their state; NULL for the others */
-static struct pk_port *managed(struct ibsm_sm *sm, struct ibsm_partitions *pt,
-			       const struct ibsm_port *p)
+static struct pk_port *managed(struct ibsm_partitions *pt, const struct ibsm_port *p)
 {
 	struct pk_port *pp;
 
 	if (is_end_port(p))
 		return end_port_live(pt, p) ? port_want(pt, p) : NULL;
-	if (!p->have_pi || p->gen != sm->fabric.gen || !enforced_peer(pt, p))
+	if (!p->have_pi || p->gen != pt->f->gen || !enforced_peer(pt, p))
 		return NULL;
 	pp = port_want(pt, p);
 	return pp && pp->enforce ? pp : NULL;
 }
 
-static void send_block(struct sweep *sw, const struct ibsm_port *p, unsigned block, bool set,
-		       const uint16_t *keys)
+void pkey_sweep_start(struct ibsm_sm *sm)
 {
-	const struct ibsm_node *n = p->node;
-	uint8_t data[IBSM_SMP_DATA_SIZE];
-	struct sreq q = {.guid = n->guid,
-			 .port = p->num,
-			 .kind = set ? SR_PKEY : SR_PKEY_GET,
-			 .block = (uint16_t)block};
-	struct ibsm_smp_req r = {.method = IBSM_METHOD_GET,
-				 .attr_id = IBSM_ATTR_PKEY_TABLE,
-				 .attr_mod = block,
-				 .mkey = sw->sm->conf->m_key,
-				 .path = node_is_switch(n) ? &n->path : p->path};
-
-	if (node_is_switch(n))
-		r.attr_mod |= (uint32_t)p->num << 16;
-	if (set) {
-		pkey_encode(data, keys);
-		sweep_send_set(sw, r.path, r.attr_id, r.attr_mod, data, &q);
-	} else {
-		sweep_send(sw, &r, &q);
-	}
+	purge(refresh(sm->parts), &sm->fabric);
 }
 
-/* the port the iterator is on (it_node, it_sub), or NULL at the end */
-static struct ibsm_port *cur_port(struct sweep *sw)
+void pkey_reads_done(struct ibsm_sm *sm)
 {
-	struct ibsm_fabric *f = &sw->sm->fabric;
-
-	while (sw->it_node < f->nnodes) {
-		struct ibsm_node *n = f->nodes_v[sw->it_node];
-
-		if (sw->it_sub <= n->nports)
-			return &n->ports[sw->it_sub];
-		sw->it_node++;
-		sw->it_sub = 0;
-	}
-	return NULL;
+	sm->parts->stamp++;
 }
 
-static void next_port(struct sweep *sw, struct ibsm_partitions *pt)
+struct pk_port *pkey_port_to_read(struct ibsm_sm *sm, const struct ibsm_port *p)
 {
-	sw->it_sub++;
-	pt->it_block = 0;
+	return is_end_port(p) && end_port_live(sm->parts, p) ? pk_port_get(sm->parts, p) : NULL;
 }
 
-/* pass 1: read the blocks of end ports we know nothing of (keep_pkey_indexes) */
-static bool get_produce(struct sweep *sw)
+struct pk_port *pkey_port_to_write(struct ibsm_sm *sm, const struct ibsm_port *p)
 {
-	struct ibsm_sm *sm = sw->sm;
+	return managed(sm->parts, p);
+}
+
+unsigned pkey_port_blocks(const struct pk_port *pp)
+{
+	return nblocks(pp);
+}
+
+bool pkey_block_read_wanted(struct ibsm_sm *sm, struct pk_port *pp, unsigned b)
+{
+	if (pp->known & (1u << b))
+		return false;
+	sm->parts->cnt.gets++;
+	return true;
+}
+
+/* entries of block b the port's table has, in bytes */
+static size_t block_len(const struct pk_port *pp, unsigned b)
+{
+	return MIN((size_t)IBSM_PKEY_BLOCK, pp->cap - (size_t)b * IBSM_PKEY_BLOCK) *
+	       sizeof(uint16_t);
+}
+
+bool pkey_block_write_wanted(struct ibsm_sm *sm, struct pk_port *pp, unsigned b, uint16_t *keys)
+{
+	size_t off = (size_t)b * IBSM_PKEY_BLOCK, len = block_len(pp, b);
+
+	memset(keys, 0, IBSM_PKEY_BLOCK * sizeof(*keys));
+	memcpy(keys, pp->want + off, len);
+	if (pp->known & (1u << b) && !memcmp(pp->held + off, keys, len))
+		return false;
+	/* the port did not keep this block as written: writing it again would change nothing */
+	if (pp->known & pp->unkept & (1u << b) && !memcmp(pp->sent + off, keys, len))
+		return false;
+	memcpy(pp->sent + off, keys, len);
+	sm->parts->cnt.sets++;
+	return true;
+}
+
+struct pk_port *pkey_port_answered(struct ibsm_sm *sm, const struct ibsm_node *n, unsigned num,
+				   unsigned b)
+{
 	struct ibsm_partitions *pt = sm->parts;
-	struct ibsm_port *p;
+	struct pk_node *pn = pt ? u64map_get(&pt->nodes, n->guid) : NULL;
 
-	while ((p = cur_port(sw))) {
-		struct pk_port *pp =
-			is_end_port(p) && end_port_live(pt, p) ? pk_port_get(pt, p) : NULL;
-
-		while (pp && pt->it_block < nblocks(pp)) {
-			unsigned b = pt->it_block++;
-
-			if (pp->known & (1u << b))
-				continue;
-			pt->cnt.gets++;
-			send_block(sw, p, b, false, NULL);
-			return true;
-		}
-		next_port(sw, pt);
-	}
-	return false;
+	if (!pn || pn->node != n || num > pn->nports || b >= nblocks(&pn->ports[num]))
+		return NULL;
+	return &pn->ports[num];
 }
 
-/* pass 2: write the blocks that differ from what the port holds */
-static bool set_produce(struct sweep *sw)
+void pkey_block_failed(struct ibsm_sm *sm, struct pk_port *pp, unsigned b, bool set)
 {
-	struct ibsm_sm *sm = sw->sm;
-	struct ibsm_partitions *pt = sm->parts;
-	struct ibsm_port *p;
-
-	while ((p = cur_port(sw))) {
-		struct pk_port *pp = managed(sm, pt, p);
-
-		while (pp && pt->it_block < nblocks(pp)) {
-			unsigned b = pt->it_block++;
-			size_t off = (size_t)b * IBSM_PKEY_BLOCK;
-			size_t len = MIN((size_t)IBSM_PKEY_BLOCK, pp->cap - off) * sizeof(uint16_t);
-			uint16_t keys[IBSM_PKEY_BLOCK] = {0};
-
-			memcpy(keys, pp->want + off, len);
-			if (pp->known & (1u << b) && !memcmp(pp->held + off, keys, len))
-				continue;
-			/* the port did not keep this block as written: writing it again
-			 * would change nothing */
-			if (pp->known & pp->unkept & (1u << b) && !memcmp(pp->sent + off, keys, len))
-				continue;
-			memcpy(pp->sent + off, keys, len);
-			pt->cnt.sets++;
-			send_block(sw, p, b, true, keys);
-			return true;
-		}
-		next_port(sw, pt);
-	}
-	return false;
+	sm->parts->cnt.failed++;
+	if (set)
+		pp->known &= ~(1u << b); /* whatever it holds now */
 }
 
-static void phase_start(struct sweep *sw, bool (*produce)(struct sweep *))
+bool pkey_block_held(struct ibsm_sm *sm, struct pk_port *pp, unsigned b, bool set,
+		     const uint16_t *keys)
 {
-	sw->it_node = 0;
-	sw->it_sub = 0;
-	sw->sm->parts->it_block = 0;
-	sw->produce = produce;
-	sw->producing = produce != NULL;
-	sweep_kick(sw);
-}
+	size_t off = (size_t)b * IBSM_PKEY_BLOCK, len = block_len(pp, b);
+	bool first = false;
 
-static void pass_sets(struct sweep *sw)
-{
-	struct ibsm_partitions *pt = sw->sm->parts;
-
-	pt->stamp++; /* the reads changed what ports hold: place the tables again */
-	sw->phase_done = pt->next;
-	pt->next = NULL;
-	phase_start(sw, set_produce);
-}
-
-void pkey_program_start(struct sweep *sw)
-{
-	struct ibsm_partitions *pt = refresh(sw->sm->parts);
-
-	purge(pt, &sw->sm->fabric);
-	pt->next = sw->phase_done;
-	sw->phase_done = pass_sets;
-	phase_start(sw, sw->sm->conf->keep_pkey_indexes ? get_produce : NULL);
-}
-
-void pkey_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_hdr *h,
-		 const uint8_t *data, int err)
-{
-	struct ibsm_partitions *pt = sw->sm->parts;
-	const struct ibsm_node *n = fabric_node_find(&sw->sm->fabric, q->guid);
-	struct pk_node *pn = pt ? u64map_get(&pt->nodes, q->guid) : NULL;
-	bool set = q->kind == SR_PKEY;
-	struct pk_port *pp;
-	size_t off, len;
-	uint16_t keys[IBSM_PKEY_BLOCK];
-	char name[128];
-
-	if (!n || !pn || pn->node != n || q->port > pn->nports)
-		return;
-	pp = &pn->ports[q->port];
-	if (q->block >= nblocks(pp))
-		return;
-	off = (size_t)q->block * IBSM_PKEY_BLOCK;
-	len = MIN((size_t)IBSM_PKEY_BLOCK, pp->cap - off) * sizeof(uint16_t);
-	if (err) {
-		pt->cnt.failed++;
-		if (set)
-			pp->known &= ~(1u << q->block); /* whatever it holds now */
-		port_name(&n->ports[q->port], name, sizeof(name));
-		if (err == -EREMOTEIO)
-			sweep_error(sw, "%s: p_key table block %u %s refused, status 0x%04x", name,
-				    q->block, set ? "set" : "get", h->status);
-		else
-			sweep_error(sw, "%s: p_key table block %u %s failed: %s", name, q->block,
-				    set ? "set" : "get", strerror(-err));
-		return;
-	}
-	pkey_decode(data, keys);
 	memcpy(pp->held + off, keys, len);
-	pp->known |= 1u << q->block;
+	pp->known |= 1u << b;
 	if (!set)
-		return;
+		return false;
 	if (memcmp(pp->held + off, pp->sent + off, len)) {
-		if (!(pp->unkept & (1u << q->block))) {
-			pt->cnt.unkept++;
-			log_rl(&pkey_rl, IBSM_LOG_WARN,
-			       "%s: p_key table block %u answered differently from what was set",
-			       port_name(&n->ports[q->port], name, sizeof(name)), q->block);
+		if (!(pp->unkept & (1u << b))) {
+			sm->parts->cnt.unkept++;
+			first = true;
 		}
-		pp->unkept |= 1u << q->block;
+		pp->unkept |= 1u << b;
 	} else {
-		pp->unkept &= ~(1u << q->block);
+		pp->unkept &= ~(1u << b);
 	}
+	return first;
 }
 
 /* --- multicast groups and the status view --- */

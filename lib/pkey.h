@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct ibsm_sm;
 struct ibsm_port;
 struct ibsm_fabric;
 struct ibsm_conf;
@@ -119,5 +120,32 @@ struct pkey_counters {
 	uint64_t loads;                      /* successful pkey_load calls */
 };
 void pkey_get_counters(const struct ibsm_partitions *pt, struct pkey_counters *c);
+
+/* --- the P_Key phase's side (pkey_phase.c): what ports hold and should hold --- */
+struct ibsm_node;
+struct pk_port;
+/* a sweep programs the tables: forget nodes that left the model */
+void pkey_sweep_start(struct ibsm_sm *sm);
+/* the reads of a sweep are in: every table is placed again */
+void pkey_reads_done(struct ibsm_sm *sm);
+/* the state of end port p if the sweep is to read its table; NULL: not read */
+struct pk_port *pkey_port_to_read(struct ibsm_sm *sm, const struct ibsm_port *p);
+/* the state of p if the sweep programs its table; NULL: not programmed */
+struct pk_port *pkey_port_to_write(struct ibsm_sm *sm, const struct ibsm_port *p);
+/* blocks of 32 entries of the port's table that ibsmd manages */
+unsigned pkey_port_blocks(const struct pk_port *pp);
+/* block b is unknown, so to be read (counted as a Get) */
+bool pkey_block_read_wanted(struct ibsm_sm *sm, struct pk_port *pp, unsigned b);
+/* block b is to be written: keys (32) filled, remembered as sent, counted as a Set */
+bool pkey_block_write_wanted(struct ibsm_sm *sm, struct pk_port *pp, unsigned b, uint16_t *keys);
+/* the state an answer about block b of port num of n is for; NULL when it is gone */
+struct pk_port *pkey_port_answered(struct ibsm_sm *sm, const struct ibsm_node *n, unsigned num,
+				   unsigned b);
+/* a Get or Set of block b failed */
+void pkey_block_failed(struct ibsm_sm *sm, struct pk_port *pp, unsigned b, bool set);
+/* the port answered block b with keys (32); true when a Set's answer first
+ * differs from what was sent (the port does not keep it) */
+bool pkey_block_held(struct ibsm_sm *sm, struct pk_port *pp, unsigned b, bool set,
+		     const uint16_t *keys);
 
 #endif

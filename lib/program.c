@@ -18,11 +18,16 @@
 #include "topo.h"
 #include "util.h"
 
+enum program_kind {
+	PROGRAM_SI_SET, /* SwitchInfo Set: LinearFDBTop, LifeTime */
+	PROGRAM_LFT,    /* LinearForwardingTable block Set */
+};
+
 static void send_si_set(struct sweep *sw, struct ibsm_node *n, uint16_t top)
 {
 	uint8_t data[IBSM_SMP_DATA_SIZE] = {0};
 	struct ibsm_switchinfo si = n->si;
-	struct sreq q = {.guid = n->guid, .kind = SR_SI_SET};
+	struct ibsm_sreq q = {.guid = n->guid, .kind = PROGRAM_SI_SET};
 
 	si.lft_top = top;
 	si.life_time = (uint8_t)sw->sm->conf->packet_life_time;
@@ -33,7 +38,7 @@ static void send_si_set(struct sweep *sw, struct ibsm_node *n, uint16_t top)
 
 static void send_block(struct sweep *sw, struct ibsm_node *n, uint16_t block, const uint8_t *lft)
 {
-	struct sreq q = {.guid = n->guid, .kind = SR_LFT, .block = block};
+	struct ibsm_sreq q = {.guid = n->guid, .kind = PROGRAM_LFT, .block = block};
 
 	sw->res.blocks_sent++;
 	sw->sm->stats.lft_blocks_sent++;
@@ -58,8 +63,7 @@ static bool program_produce(struct sweep *sw)
 		const uint8_t *row = routes_lft(r, sw->it_node);
 
 		if (!n || !n->have_si) {
-			sw->it_node++;
-			sw->it_sub = 0;
+			sweep_next_node(sw);
 			continue;
 		}
 		if (sw->it_sub == 0) {
@@ -69,8 +73,7 @@ static bool program_produce(struct sweep *sw)
 				sweep_error(sw, "switch 0x%016" PRIx64 " \"%s\": LinearFDBCap %u is "
 					    "below the highest lid %u", n->guid, n->desc,
 					    n->si.lft_cap, r->max_lid);
-				sw->it_node++;
-				sw->it_sub = 0;
+				sweep_next_node(sw);
 				continue;
 			}
 			node_lft_reserve(n, r->max_lid);
@@ -92,21 +95,18 @@ static bool program_produce(struct sweep *sw)
 			send_block(sw, n, (uint16_t)b, want);
 			return true;
 		}
-		sw->it_node++;
-		sw->it_sub = 0;
+		sweep_next_node(sw);
 	}
 	return false;
 }
 
-void program_start(struct sweep *sw)
+static void program_start(struct sweep *sw)
 {
-	sw->produce = program_produce;
-	sw->producing = true;
-	sweep_kick(sw);
+	sweep_produce(sw);
 }
 
-void program_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_hdr *h,
-		    const uint8_t *data, int err)
+static void program_handle(struct sweep *sw, const struct ibsm_sreq *q,
+			   const struct ibsm_mad_hdr *h, const uint8_t *data, int err)
 {
 	struct ibsm_node *n = fabric_node_find(&sw->sm->fabric, q->guid);
 	size_t off;
@@ -114,19 +114,19 @@ void program_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_ma
 	if (!n)
 		return;
 	if (err) {
-		if (q->kind == SR_LFT && n->lft_known && q->block < n->lft_len / IBSM_LFT_BLOCK_SIZE)
+		if (q->kind == PROGRAM_LFT && n->lft_known && q->block < n->lft_len / IBSM_LFT_BLOCK_SIZE)
 			n->lft_known[q->block] = 0;
 		if (err == -EREMOTEIO)
 			sweep_error(sw, "switch 0x%016" PRIx64 " \"%s\": %s set refused, status 0x%04x",
-				    n->guid, n->desc, q->kind == SR_LFT ? "lft block" : "switchinfo",
+				    n->guid, n->desc, q->kind == PROGRAM_LFT ? "lft block" : "switchinfo",
 				    h->status);
 		else
 			sweep_error(sw, "switch 0x%016" PRIx64 " \"%s\": %s set failed: %s", n->guid,
-				    n->desc, q->kind == SR_LFT ? "lft block" : "switchinfo",
+				    n->desc, q->kind == PROGRAM_LFT ? "lft block" : "switchinfo",
 				    strerror(-err));
 		return;
 	}
-	if (q->kind == SR_SI_SET) {
+	if (q->kind == PROGRAM_SI_SET) {
 		switchinfo_decode(data, &n->si);
 		return;
 	}
@@ -136,3 +136,8 @@ void program_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_ma
 	memcpy(n->lft + off, data, IBSM_LFT_BLOCK_SIZE);
 	n->lft_known[q->block] = 1;
 }
+
+const struct ibsm_phase program_phase = {
+	.name = "program", .start = program_start, .produce = program_produce,
+	.handle = program_handle,
+};

@@ -41,6 +41,13 @@
 #include "sweep.h"
 #include "util.h"
 
+/* the walk's requests */
+enum region_kind {
+	RG_SI,       /* SwitchInfo Get */
+	RG_PI,       /* PortInfo Get */
+	RG_NODEINFO, /* NodeInfo through a port that came up */
+};
+
 /* an SMP that failed: judged once the walk is quiet and paths are fresh */
 struct rg_failed {
 	uint64_t guid;
@@ -63,23 +70,26 @@ struct region {
 	bool reroute;             /* no walk: the engines' full run after patched routes */
 };
 
-static void region_done(struct sweep *sw);
-
-void region_free(struct region *rg)
+/* the walk's state, private to the phase (sweep_priv) */
+static struct region *rg_of(struct sweep *sw)
 {
-	if (!rg)
-		return;
+	return sweep_priv(sw, &region_phase);
+}
+
+static void region_free(void *priv)
+{
+	struct region *rg = priv;
+
 	u64map_fini(&rg->seen);
 	free(rg->failed);
 	free(rg->reach);
-	free(rg);
 }
 
 static void escalate(struct sweep *sw, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void escalate(struct sweep *sw, const char *fmt, ...)
 {
-	struct region *rg = sw->rg;
+	struct region *rg = rg_of(sw);
 	va_list ap;
 
 	if (rg->escalate)
@@ -91,19 +101,12 @@ static void escalate(struct sweep *sw, const char *fmt, ...)
 }
 
 static void rg_send(struct sweep *sw, const struct ibsm_drpath *path, uint16_t attr, uint32_t mod,
-		    enum sreq_kind kind, uint64_t guid, uint8_t port)
+		    enum region_kind kind, uint64_t guid, uint8_t port)
 {
-	struct ibsm_smp_req r = {
-		.method = IBSM_METHOD_GET,
-		.attr_id = attr,
-		.attr_mod = mod,
-		.mkey = sw->sm->conf->m_key,
-	};
-	struct sreq q = {.guid = guid, .port = port, .kind = (uint8_t)kind};
+	/* the path travels with the request: failures are judged by it */
+	struct ibsm_sreq q = {.guid = guid, .port = port, .kind = (uint8_t)kind, .path = *path};
 
-	q.path = *path;
-	r.path = &q.path;
-	sweep_send(sw, &r, &q);
+	sweep_send_get(sw, &q.path, attr, mod, &q);
 }
 
 static bool reachable(const struct region *rg, const struct ibsm_node *n)
@@ -127,7 +130,7 @@ static void set_port_path(struct ibsm_port *p, const struct ibsm_drpath *path)
 static void paths_update(struct sweep *sw)
 {
 	struct ibsm_fabric *f = &sw->sm->fabric;
-	struct region *rg = sw->rg;
+	struct region *rg = rg_of(sw);
 	struct ibsm_node *root = f->sm_port->node, **queue;
 	uint32_t head = 0, tail = 0;
 	unsigned i;
@@ -193,7 +196,7 @@ static void paths_update(struct sweep *sw)
 /* read a node: a switch's SwitchInfo then every PortInfo, a CA's linked ports */
 static void region_read(struct sweep *sw, struct ibsm_node *n, const struct ibsm_drpath *via)
 {
-	struct region *rg = sw->rg;
+	struct region *rg = rg_of(sw);
 	unsigned i;
 
 	if (rg->escalate || u64map_get(&rg->seen, n->guid))
@@ -205,7 +208,7 @@ static void region_read(struct sweep *sw, struct ibsm_node *n, const struct ibsm
 	}
 	if (via) {
 		if (node_is_switch(n))
-			rg_send(sw, via, IBSM_ATTR_SWITCH_INFO, 0, SR_RG_SI, n->guid, 0);
+			rg_send(sw, via, IBSM_ATTR_SWITCH_INFO, 0, RG_SI, n->guid, 0);
 		return;
 	}
 	if (rg->paths_dirty)
@@ -213,60 +216,45 @@ static void region_read(struct sweep *sw, struct ibsm_node *n, const struct ibsm
 	if (!reachable(rg, n))
 		return; /* gone with the links it hung on: the prune takes it */
 	if (node_is_switch(n)) {
-		rg_send(sw, &n->path, IBSM_ATTR_SWITCH_INFO, 0, SR_RG_SI, n->guid, 0);
+		rg_send(sw, &n->path, IBSM_ATTR_SWITCH_INFO, 0, RG_SI, n->guid, 0);
 		return;
 	}
 	for (i = 1; i <= n->nports; i++) {
 		struct ibsm_port *p = &n->ports[i];
 
 		if (port_is_linked(p))
-			rg_send(sw, port_path(p), IBSM_ATTR_PORT_INFO, i, SR_RG_PI, n->guid,
+			rg_send(sw, port_path(p), IBSM_ATTR_PORT_INFO, i, RG_PI, n->guid,
 				(uint8_t)i);
 	}
 }
 
 static void push_failed(struct region *rg, const struct rg_failed *f);
 
-static void note_failed(struct sweep *sw, const struct sreq *q)
+static void note_failed(struct sweep *sw, const struct ibsm_sreq *q)
 {
 	struct rg_failed e = {.guid = q->guid, .port = q->port, .path = q->path};
 
-	push_failed(sw->rg, &e);
+	push_failed(rg_of(sw), &e);
 }
 
-static void send_si_clear(struct sweep *sw, struct ibsm_node *n, const struct ibsm_drpath *path)
-{
-	uint8_t data[IBSM_SMP_DATA_SIZE] = {0};
-	struct ibsm_switchinfo si = n->si;
-	struct sreq q = {.guid = n->guid, .kind = SR_SI_CLEAR};
-
-	si.port_state_change = 1; /* write 1 to clear */
-	switchinfo_encode(data, &si);
-	sweep_send_set(sw, path, IBSM_ATTR_SWITCH_INFO, 0, data, &q);
-}
-
-static void on_si(struct sweep *sw, const struct sreq *q, struct ibsm_node *n, const uint8_t *data)
+static void on_si(struct sweep *sw, const struct ibsm_sreq *q, struct ibsm_node *n,
+		  const uint8_t *data)
 {
 	unsigned i;
 
 	switchinfo_decode(data, &n->si);
 	n->have_si = true;
 	if (n->si.port_state_change)
-		send_si_clear(sw, n, &q->path);
+		discover_send_psc_clear(sw, n, &q->path);
 	for (i = 0; i <= n->nports; i++)
-		rg_send(sw, &q->path, IBSM_ATTR_PORT_INFO, i, SR_RG_PI, n->guid, (uint8_t)i);
+		rg_send(sw, &q->path, IBSM_ATTR_PORT_INFO, i, RG_PI, n->guid, (uint8_t)i);
 }
 
 /* NodeInfo through n's port num, which is up: who is there? */
 static void probe(struct sweep *sw, struct ibsm_node *n, uint8_t num, const struct ibsm_drpath *at)
 {
 	struct ibsm_drpath next;
-	struct ibsm_smp_req r = {
-		.method = IBSM_METHOD_GET,
-		.attr_id = IBSM_ATTR_NODE_INFO,
-		.mkey = sw->sm->conf->m_key,
-	};
-	struct sreq q = {.kind = SR_RG_NODEINFO, .from_guid = n->guid, .from_port = num};
+	struct ibsm_sreq q = {.kind = RG_NODEINFO, .from_guid = n->guid, .from_port = num};
 	char name[128];
 
 	if (drpath_extend(at, num, &next) < 0) {
@@ -275,8 +263,7 @@ static void probe(struct sweep *sw, struct ibsm_node *n, uint8_t num, const stru
 		return;
 	}
 	q.path = next;
-	r.path = &q.path;
-	sweep_send(sw, &r, &q);
+	sweep_send_get(sw, &q.path, IBSM_ATTR_NODE_INFO, 0, &q);
 }
 
 /* a port with a LID that a live port elsewhere holds: LIDs must be sorted out in full */
@@ -295,7 +282,7 @@ static void check_new_lid(struct sweep *sw, struct ibsm_port *p)
 
 static void link_lost(struct sweep *sw, struct ibsm_port *p)
 {
-	struct region *rg = sw->rg;
+	struct region *rg = rg_of(sw);
 	struct ibsm_node *m = p->remote->node;
 	char a[128], b[128];
 
@@ -307,7 +294,8 @@ static void link_lost(struct sweep *sw, struct ibsm_port *p)
 	region_read(sw, m, NULL); /* the other end: its state, and whether it is still there */
 }
 
-static void on_pi(struct sweep *sw, const struct sreq *q, struct ibsm_node *n, const uint8_t *data)
+static void on_pi(struct sweep *sw, const struct ibsm_sreq *q, struct ibsm_node *n,
+		  const uint8_t *data)
 {
 	struct ibsm_fabric *f = &sw->sm->fabric;
 	struct ibsm_port *p = &n->ports[q->port];
@@ -339,10 +327,10 @@ static void on_pi(struct sweep *sw, const struct sreq *q, struct ibsm_node *n, c
 		probe(sw, n, q->port, &q->path);
 }
 
-static void on_nodeinfo(struct sweep *sw, const struct sreq *q, const uint8_t *data, int err)
+static void on_nodeinfo(struct sweep *sw, const struct ibsm_sreq *q, const uint8_t *data, int err)
 {
 	struct ibsm_fabric *f = &sw->sm->fabric;
-	struct region *rg = sw->rg;
+	struct region *rg = rg_of(sw);
 	struct ibsm_node *from = fabric_node_find(f, q->from_guid), *m;
 	struct ibsm_port *fp, *p;
 	struct ibsm_nodeinfo ni;
@@ -400,12 +388,12 @@ static void on_nodeinfo(struct sweep *sw, const struct sreq *q, const uint8_t *d
 		rg->links_gained++;
 		log_info("region sweep: new %s 0x%016" PRIx64 " behind %s",
 			 smp_node_type_name(m->type), m->guid, a);
-		rg_send(sw, &q->path, IBSM_ATTR_NODE_DESC, 0, SR_NODEDESC, m->guid, 0);
+		discover_send_nodedesc(sw, m, &q->path);
 		if (node_is_switch(m)) {
-			rg_send(sw, &q->path, IBSM_ATTR_SWITCH_INFO, 0, SR_RG_SI, m->guid, 0);
+			rg_send(sw, &q->path, IBSM_ATTR_SWITCH_INFO, 0, RG_SI, m->guid, 0);
 		} else {
 			set_port_path(p, &q->path);
-			rg_send(sw, &q->path, IBSM_ATTR_PORT_INFO, p->num, SR_RG_PI, m->guid, p->num);
+			rg_send(sw, &q->path, IBSM_ATTR_PORT_INFO, p->num, RG_PI, m->guid, p->num);
 		}
 		return;
 	}
@@ -424,24 +412,24 @@ static void on_nodeinfo(struct sweep *sw, const struct sreq *q, const uint8_t *d
 	m->gen = f->gen;
 	if (!node_is_switch(m)) {
 		set_port_path(p, &q->path);
-		rg_send(sw, &q->path, IBSM_ATTR_PORT_INFO, p->num, SR_RG_PI, m->guid, p->num);
+		rg_send(sw, &q->path, IBSM_ATTR_PORT_INFO, p->num, RG_PI, m->guid, p->num);
 	} else if (u64map_get(&rg->seen, m->guid)) {
 		/* read already, perhaps before this end came up: this port again */
-		rg_send(sw, &q->path, IBSM_ATTR_PORT_INFO, p->num, SR_RG_PI, m->guid, p->num);
+		rg_send(sw, &q->path, IBSM_ATTR_PORT_INFO, p->num, RG_PI, m->guid, p->num);
 	} else {
 		region_read(sw, m, &q->path);
 	}
 }
 
-void region_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_hdr *h,
-		   const uint8_t *data, int err)
+static void region_handle(struct sweep *sw, const struct ibsm_sreq *q,
+			  const struct ibsm_mad_hdr *h, const uint8_t *data, int err)
 {
 	struct ibsm_node *n;
 
 	(void)h;
-	if (!sw->rg || sw->rg->escalate)
+	if (rg_of(sw)->escalate)
 		return; /* a heavy sweep follows: answers no longer matter */
-	if (q->kind == SR_RG_NODEINFO) {
+	if (q->kind == RG_NODEINFO) {
 		on_nodeinfo(sw, q, data, err);
 		return;
 	}
@@ -452,39 +440,25 @@ void region_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad
 		note_failed(sw, q);
 		return;
 	}
-	if (q->kind == SR_RG_SI)
+	if (q->kind == RG_SI)
 		on_si(sw, q, n, data);
 	else
 		on_pi(sw, q, n, data);
 }
 
-bool region_patchable(const struct sweep *sw)
+/* the walk found links or nodes gone and nothing new: the routes may be patched */
+static bool region_patchable(const struct region *rg)
 {
-	const struct region *rg = sw->rg;
-
-	return rg && !rg->escalate && !rg->reroute && !rg->links_gained && !rg->nodes_new &&
-	       (rg->links_lost || rg->gone) && !sw->res.lids_changed;
+	return !rg->escalate && !rg->reroute && !rg->links_gained && !rg->nodes_new &&
+	       (rg->links_lost || rg->gone);
 }
 
 /* the walk turned up what it cannot explain: the same sweep goes on as a heavy one */
 static void to_heavy(struct sweep *sw)
 {
-	struct ibsm_sm *sm = sw->sm;
-
-	sm_event(sm, "region_escalated", "region sweep: %s; sweeping the whole fabric",
-		 sw->rg->why);
-	sm->stats.region_escalations++;
-	sm->stats.heavy_sweeps++;
-	sw->res.region = false;
-	sw->res.escalated = true;
-	sw->phase = PH_DISCOVER;
-	sw->t_phase = now_ms();
-	sw->phase_done = sweep_discovered;
-	sw->produce = NULL;
-	sw->producing = false;
-	sw->it_node = sw->it_sub = 0;
-	discover_start(sw);
-	sweep_kick(sw);
+	sm_event(sw->sm, "region_escalated", "region sweep: %s; sweeping the whole fabric",
+		 rg_of(sw)->why);
+	sweep_restart_heavy(sw);
 }
 
 static bool path_equal(const struct ibsm_drpath *a, const struct ibsm_drpath *b)
@@ -511,7 +485,7 @@ static void push_failed(struct region *rg, const struct rg_failed *f)
  */
 static bool judge_failed(struct sweep *sw)
 {
-	struct region *rg = sw->rg;
+	struct region *rg = rg_of(sw);
 	bool again = false;
 	size_t i, n = rg->nfailed;
 	struct rg_failed *v = rg->failed;
@@ -542,7 +516,7 @@ static bool judge_failed(struct sweep *sw)
 				rg->nodes--;
 				region_read(sw, nd, NULL);
 			} else {
-				rg_send(sw, cur, IBSM_ATTR_PORT_INFO, v[i].port, SR_RG_PI, nd->guid,
+				rg_send(sw, cur, IBSM_ATTR_PORT_INFO, v[i].port, RG_PI, nd->guid,
 					v[i].port);
 			}
 			progress = true;
@@ -570,19 +544,17 @@ static bool judge_failed(struct sweep *sw)
 	return again;
 }
 
-static void region_done(struct sweep *sw)
+static void region_end(struct sweep *sw)
 {
 	struct ibsm_sm *sm = sw->sm;
 	struct ibsm_fabric *f = &sm->fabric;
-	struct region *rg = sw->rg;
+	struct region *rg = rg_of(sw);
 	uint32_t i, gone = 0;
 
 	if (!rg->escalate) {
 		paths_update(sw);
 		if (rg->nfailed && judge_failed(sw) && !rg->escalate) {
-			rg->rounds++;
-			sw->phase_done = region_done;
-			sweep_kick(sw);
+			rg->rounds++; /* the phase goes on with what judge_failed queued */
 			return;
 		}
 	}
@@ -602,21 +574,21 @@ static void region_done(struct sweep *sw)
 		  now_ms() - sw->t_phase, rg->seeds, rg->nodes, rg->links_lost, rg->links_gained,
 		  rg->nodes_new, gone, sw->res.smps);
 	fabric_count(f);
+	sw->patchable = region_patchable(rg);
 	sweep_discovered(sw);
 }
 
-void region_start(struct sweep *sw)
+static void region_start(struct sweep *sw)
 {
 	struct ibsm_sm *sm = sw->sm;
 	struct ibsm_fabric *f = &sm->fabric;
-	struct region *rg = xcalloc(1, sizeof(*rg));
+	struct region *rg = rg_of(sw);
 	struct ibsm_node **seeds;
 	uint32_t old = f->gen, i, nseeds = 0;
 	size_t pos = 0;
 	uint64_t guid;
 	unsigned p;
 
-	sw->rg = rg;
 	u64map_init(&rg->seen);
 	rg->limit = MAX(16u, f->nnodes / 2);
 	/* a new generation that every node and port still known carries into */
@@ -645,7 +617,6 @@ void region_start(struct sweep *sw)
 	rg->seeds = nseeds;
 	rg->reroute = sm->region_reroute && !nseeds;
 	sm->region_reroute = false;
-	sw->phase_done = region_done;
 	if (!f->sm_port)
 		escalate(sw, "the sm port is not known");
 	else if (!nseeds && !rg->reroute)
@@ -656,3 +627,9 @@ void region_start(struct sweep *sw)
 		region_read(sw, seeds[i], NULL);
 	free(seeds);
 }
+
+const struct ibsm_phase region_phase = {
+	.name = "region", .start = region_start, .handle = region_handle, .end = region_end,
+	.priv_size = sizeof(struct region), .priv_free = region_free,
+	.own_failures = true, /* stale paths, judged by judge_failed() */
+};

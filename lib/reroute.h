@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "routing.h"
+#include "route_registry.h"
 #include "topo.h"
 
 struct verify_opts;

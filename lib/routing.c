@@ -1,6 +1,8 @@
 /*
- * routing.c: unicast routing results (one LFT per switch, IBA 18.2.4.3.3)
- * and the engine registry: loading plug-ins, running an engine chain.
+ * routing.c: the daemon's side of routing engines (route_registry.h). Two
+ * small modules, one prefix each: routes_ for the tables object (one LFT
+ * per switch, IBA 18.2.4.3.3) and route_ for the engine registry: the
+ * options engines read, loading plug-ins, running an engine chain.
  */
 #include "config.h"
 
@@ -15,7 +17,7 @@
 
 #include "conf.h"
 #include "log.h"
-#include "routing.h"
+#include "route_registry.h"
 #include "util.h"
 #include "verify.h"
 
@@ -41,6 +43,59 @@ void routes_del(struct ibsm_routes *r)
 }
 
 
+/*
+ * --- options for engines: conf keys by name ---
+ * Engines never see struct ibsm_conf, whose layout changes with every new
+ * key; they ask for a key by name and get its value if it has their type.
+ */
+
+static const void *opt_value(const void *ctx, const char *key, enum conf_type type, int *err)
+{
+	const struct conf_key_desc *k = ctx ? conf_key_find(key) : NULL;
+
+	*err = !k ? -ENOENT : k->type != type ? -EINVAL : 0;
+	return *err ? NULL : (const char *)ctx + k->off;
+}
+
+static int opt_str(const void *ctx, const char *key, const char **val)
+{
+	const void *p;
+	int err;
+
+	if ((p = opt_value(ctx, key, CONF_STR, &err)))
+		*val = *(char *const *)p;
+	return err;
+}
+
+static int opt_int(const void *ctx, const char *key, int64_t *val)
+{
+	const void *p;
+	int err;
+
+	if ((p = opt_value(ctx, key, CONF_INT, &err)))
+		*val = *(const int64_t *)p;
+	return err;
+}
+
+static int opt_bool(const void *ctx, const char *key, bool *val)
+{
+	const void *p;
+	int err;
+
+	if ((p = opt_value(ctx, key, CONF_BOOL, &err)))
+		*val = *(const bool *)p;
+	return err;
+}
+
+void route_opts_conf(struct ibsm_opts *o, const struct ibsm_conf *conf)
+{
+	o->ctx = conf;
+	o->get_str = opt_str;
+	o->get_int = opt_int;
+	o->get_bool = opt_bool;
+}
+
+
 /* --- engine registry --- */
 
 struct engine_slot {
@@ -62,7 +117,7 @@ struct ibsm_router {
 
 #define DEFAULT_CHAIN "minhop,updn"
 
-struct ibsm_router *router_new(const char *plugin_dir)
+struct ibsm_router *route_registry_new(const char *plugin_dir)
 {
 	struct ibsm_router *rt = xcalloc(1, sizeof(*rt));
 
@@ -88,7 +143,7 @@ static void chain_fini(struct ibsm_router *rt)
 	rt->chain_str[0] = '\0';
 }
 
-void router_del(struct ibsm_router *rt)
+void route_registry_del(struct ibsm_router *rt)
 {
 	size_t i;
 
@@ -121,8 +176,8 @@ static const char *engine_invalid(const struct ibsm_routing_engine *e)
 	static char buf[96];
 
 	if (e->api_version != IBSM_ROUTING_API_VERSION) {
-		snprintf(buf, sizeof(buf), "api version %u, ibsmd speaks %u", e->api_version,
-			 IBSM_ROUTING_API_VERSION);
+		snprintf(buf, sizeof(buf), "api version %" PRIu32 ", ibsmd speaks %d",
+			 e->api_version, IBSM_ROUTING_API_VERSION);
 		return buf;
 	}
 	if (!e->name || !e->name[0] || strlen(e->name) >= 32 || strchr(e->name, ','))
@@ -132,8 +187,8 @@ static const char *engine_invalid(const struct ibsm_routing_engine *e)
 	return NULL;
 }
 
-int router_register(struct ibsm_router *rt, const struct ibsm_routing_engine *e,
-		    const char *origin, struct conf_errors *errs)
+int route_register(struct ibsm_router *rt, const struct ibsm_routing_engine *e,
+		   const char *origin, struct conf_errors *errs)
 {
 	struct engine_slot *s;
 	const char *bad = engine_invalid(e);
@@ -155,7 +210,7 @@ int router_register(struct ibsm_router *rt, const struct ibsm_routing_engine *e,
 	return 0;
 }
 
-int router_load(struct ibsm_router *rt, const char *path, struct conf_errors *errs)
+int route_load(struct ibsm_router *rt, const char *path, struct conf_errors *errs)
 {
 	const struct ibsm_routing_engine *e;
 	void *dl;
@@ -176,7 +231,7 @@ int router_load(struct ibsm_router *rt, const char *path, struct conf_errors *er
 		dlclose(dl);
 		return -ENOENT;
 	}
-	r = router_register(rt, e, path, errs);
+	r = route_register(rt, e, path, errs);
 	if (r < 0) {
 		dlclose(dl);
 		return r;
@@ -190,7 +245,7 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int router_load_dir(struct ibsm_router *rt, struct conf_errors *errs)
+int route_load_dir(struct ibsm_router *rt, struct conf_errors *errs)
 {
 	DIR *d = opendir(rt->plugin_dir);
 	struct dirent *de;
@@ -216,7 +271,7 @@ int router_load_dir(struct ibsm_router *rt, struct conf_errors *errs)
 	/* the same order on every machine, so "already loaded from" is stable */
 	qsort(names, n, sizeof(*names), name_cmp);
 	for (i = 0; i < n; i++) {
-		if (router_load(rt, names[i], errs) == 0)
+		if (route_load(rt, names[i], errs) == 0)
 			loaded++;
 		free(names[i]);
 	}
@@ -224,13 +279,14 @@ int router_load_dir(struct ibsm_router *rt, struct conf_errors *errs)
 	return loaded;
 }
 
-int router_configure(struct ibsm_router *rt, const struct ibsm_conf *conf,
-		     struct conf_errors *errs)
+int route_configure(struct ibsm_router *rt, const struct ibsm_conf *conf,
+		    struct conf_errors *errs)
 {
 	bool dflt = !conf || !conf->routing_engine || !conf->routing_engine[0];
 	const char *spec = dflt ? DEFAULT_CHAIN : conf->routing_engine;
 	char *copy = xstrdup(spec), *tok, *save = NULL;
 	size_t *chain = NULL, n = 0, i;
+	struct ibsm_opts opts;
 	int bad = 0;
 
 	for (tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
@@ -269,9 +325,10 @@ int router_configure(struct ibsm_router *rt, const struct ibsm_conf *conf,
 		return -EINVAL;
 	}
 	chain_fini(rt);
+	route_opts_conf(&opts, conf);
 	for (i = 0; i < n; i++) {
 		struct engine_slot *s = &rt->slots[chain[i]];
-		int r = s->e->init ? s->e->init(conf, &s->state) : 0;
+		int r = s->e->init ? s->e->init(&opts, &s->state) : 0;
 
 		if (r < 0) {
 			conf_errors_add(errs, "routing engine %s: cannot start: %s", s->e->name,
@@ -292,13 +349,13 @@ int router_configure(struct ibsm_router *rt, const struct ibsm_conf *conf,
 	return 0;
 }
 
-const char *router_chain(const struct ibsm_router *rt)
+const char *route_chain(const struct ibsm_router *rt)
 {
 	return rt->chain_str;
 }
 
-const struct ibsm_routing_engine *router_engine(const struct ibsm_router *rt, size_t i,
-						const char **origin)
+const struct ibsm_routing_engine *route_engine(const struct ibsm_router *rt, size_t i,
+					      const char **origin)
 {
 	if (i >= rt->nslots)
 		return NULL;
@@ -307,8 +364,8 @@ const struct ibsm_routing_engine *router_engine(const struct ibsm_router *rt, si
 	return rt->slots[i].e;
 }
 
-int router_run(struct ibsm_router *rt, const struct ibsm_topo *t, const struct verify_opts *vo,
-	       struct route_outcome *out)
+int route_run(struct ibsm_router *rt, const struct ibsm_topo *t, const struct verify_opts *vo,
+	      struct route_outcome *out)
 {
 	size_t i;
 	int last = -ENOENT;

@@ -1,7 +1,23 @@
 /*
- * routing.h: unicast routing results and the engines that make them. An
- * engine reads an immutable struct ibsm_topo and fills one LFT per switch.
- * Issue 4 turns engines into plug-ins; min-hop is built in for now.
+ * routing.h: the routing engine plug-in API, everything an engine sees of
+ * ibsmd. An engine is a shared object exporting one const struct
+ * ibsm_routing_engine (declared with IBSM_ROUTING_ENGINE below); it reads
+ * its options by key name, an immutable struct ibsm_topo (topo.h) and
+ * fills one LFT per switch (IBA 18.2.4.3.3). It calls nothing of the
+ * daemon: plug-ins are self-contained, so an engine can be built, tested
+ * and loaded on its own. The daemon's side (registry, chain, outcome of a
+ * run) is in route_registry.h.
+ *
+ * Version rule. IBSM_ROUTING_API_VERSION is bumped with any change to a
+ * struct or function engines see: the structs here (ibsm_routing_engine,
+ * ibsm_routes, ibsm_opts) and in topo.h (ibsm_topo, topo_sw, topo_link,
+ * topo_ep, topo_lid), the engine functions' signatures, the constants
+ * (ROUTE_NONE, TOPO_NONE) or what a field means. The daemon refuses an
+ * engine built for another version. Adding a configuration key does not
+ * change the ABI and needs no bump: engines read keys by name, and a key
+ * the daemon does not have reads as the engine's default.
+ * tests/unit/test_plugin_abi.c records the layout of these structs for
+ * each version and fails when it changes without a bump.
  */
 #ifndef IBSM_ROUTING_H
 #define IBSM_ROUTING_H
@@ -10,12 +26,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <jansson.h>
-
 #include "topo.h"
+
+#define IBSM_ROUTING_API_VERSION 2
+/* the one symbol a plug-in exports: a const struct ibsm_routing_engine */
+#define IBSM_ROUTING_ENGINE_SYMBOL "ibsm_routing_engine"
 
 #define ROUTE_NONE 0xff /* LFT entry: drop */
 
+/* what an engine fills: one LFT row per switch of the topology */
 struct ibsm_routes {
 	uint32_t nsw;
 	uint16_t max_lid;  /* LinearFDBTop to program */
@@ -24,109 +43,93 @@ struct ibsm_routes {
 	/*
 	 * Optional, set by engines that need more than one VL to be deadlock
 	 * free: the SL of packets entering the fabric at switch s for a LID
-	 * (same layout as lft; malloc'ed, freed by routes_del) and how many
-	 * VLs those SLs map to (SL2VL: sl % num_vls). NULL/0: SL 0, one VL.
+	 * (same layout as lft; malloc'ed by the engine, freed by the daemon)
+	 * and how many VLs those SLs map to (SL2VL: sl % num_vls). NULL/0:
+	 * SL 0, one VL.
 	 */
 	uint8_t *sl;
 	uint8_t num_vls;
 	char why[256];     /* reason when an engine fails */
 };
 
-/* zeroed routes sized for t, every entry ROUTE_NONE */
-struct ibsm_routes *routes_new(const struct ibsm_topo *t);
-void routes_del(struct ibsm_routes *r);
 static inline uint8_t *routes_lft(const struct ibsm_routes *r, uint32_t sw)
 {
 	return r->lft + (size_t)sw * r->stride;
 }
 
-/* --- routing engine plug-ins --- */
+/*
+ * The options an engine may read: any key of ibsmd.conf(5), by name. The
+ * daemon fills it for init(); engines read it through ibsm_opt_*() and
+ * copy what they keep (strings live as long as the init call). Each get_
+ * function returns 0 with *val set, -ENOENT for a key the daemon does not
+ * have, -EINVAL when the key holds another type.
+ */
+struct ibsm_opts {
+	const void *ctx; /* the daemon's, passed back to the functions */
+	int (*get_str)(const void *ctx, const char *key, const char **val);
+	int (*get_int)(const void *ctx, const char *key, int64_t *val);
+	int (*get_bool)(const void *ctx, const char *key, bool *val);
+};
 
-#define IBSM_ROUTING_API_VERSION 1
-/* the one symbol a plug-in exports: a const struct ibsm_routing_engine */
-#define IBSM_ROUTING_ENGINE_SYMBOL "ibsm_routing_engine"
+/* a string key's value; NULL when unset, unknown or not a string */
+static inline const char *ibsm_opt_str(const struct ibsm_opts *o, const char *key)
+{
+	const char *v = NULL;
 
-struct ibsm_conf;
+	return o && o->get_str && o->get_str(o->ctx, key, &v) == 0 ? v : NULL;
+}
+
+/* an integer key's value, def when unknown or not an integer */
+static inline int64_t ibsm_opt_int(const struct ibsm_opts *o, const char *key, int64_t def)
+{
+	int64_t v;
+
+	return o && o->get_int && o->get_int(o->ctx, key, &v) == 0 ? v : def;
+}
+
+/* a boolean key's value, def when unknown or not a boolean */
+static inline bool ibsm_opt_bool(const struct ibsm_opts *o, const char *key, bool def)
+{
+	bool v;
+
+	return o && o->get_bool && o->get_bool(o->ctx, key, &v) == 0 ? v : def;
+}
 
 struct ibsm_routing_engine {
-	unsigned api_version;    /* IBSM_ROUTING_API_VERSION */
+	uint32_t api_version;    /* IBSM_ROUTING_API_VERSION */
 	const char *name;        /* what routing_engine names */
 	const char *summary;
-	/* once per configuration, on the event loop; 0 or -errno */
-	int (*init)(const struct ibsm_conf *conf, void **state);
+	/*
+	 * Once per configuration, on the event loop (may be NULL): read the
+	 * options, set *state. 0 or -errno (the daemon then refuses the
+	 * configuration).
+	 */
+	int (*init)(const struct ibsm_opts *opts, void **state);
 	/*
 	 * On a worker thread, over an immutable snapshot: fill one LFT per
-	 * switch (out comes from routes_new(topo), every entry ROUTE_NONE),
-	 * optionally out->sl and out->num_vls. 0, or -errno with out->why.
+	 * switch (out is sized for topo, every entry ROUTE_NONE), optionally
+	 * out->sl and out->num_vls. 0, or -errno with out->why.
 	 */
 	int (*route)(void *state, const struct ibsm_topo *topo, struct ibsm_routes *out);
-	void (*fini)(void *state);
+	void (*fini)(void *state); /* may be NULL */
 };
 
-
-/* --- the engine registry and chain (the daemon side of plug-ins) --- */
-
-struct ibsm_router;
-struct conf_errors;
-struct verify_opts;
-
-#define ROUTE_MAX_ATTEMPTS 8
-
-/* one engine's try in a run */
-struct route_attempt {
-	char engine[32];
-	int err;               /* 0, or -errno from the engine or the verifier */
-	char why[256];         /* the engine's or the verifier's reason */
-	uint64_t ms;           /* engine time */
-	uint64_t verify_ms;
-	bool verified;         /* the verifier ran on its result */
-	bool verify_ok;
-	json_t *verify;        /* the verifier's report (owned), NULL if it did not run */
-};
-
-/* the result of a chain run */
-struct route_outcome {
-	struct ibsm_routes *routes; /* the first result that passed (caller owns), or NULL */
-	char engine[32];            /* the engine that made it */
-	size_t nattempts;
-	struct route_attempt attempts[ROUTE_MAX_ATTEMPTS];
-};
-
-/* an empty registry; plug-ins are looked for in plugin_dir */
-struct ibsm_router *router_new(const char *plugin_dir);
-void router_del(struct ibsm_router *rt);
 /*
- * Load every routing_*.so in the plug-in directory. Each one refused
- * (dlopen error, missing symbol, wrong API version, incomplete struct,
- * duplicate name) is added to errs with its path and the reason. Returns
- * the number of engines registered.
+ * Declare an engine's exports: IBSM_ROUTING_ENGINE(minhop, .summary = ...,
+ * .route = ...) defines the engine struct named "minhop" for this API
+ * version. A plug-in exports it as ibsm_routing_engine; built with
+ * IBSM_ROUTING_NO_EXPORT (tests linking several engines' sources into one
+ * program) it is minhop_engine instead, with the program's visibility.
  */
-int router_load_dir(struct ibsm_router *rt, struct conf_errors *errs);
-/* load one shared object; 0 or -errno with "path: reason" in errs */
-int router_load(struct ibsm_router *rt, const char *path, struct conf_errors *errs);
-/* register an engine linked in (tests); refuses a duplicate name */
-int router_register(struct ibsm_router *rt, const struct ibsm_routing_engine *e,
-		    const char *origin, struct conf_errors *errs);
-/*
- * Set the chain from a routing_engine value ("ftree,updn"; NULL or empty:
- * "minhop,updn") and initialise its engines with conf. Unknown names and
- * failed inits are errors; nothing changes then. Not while a run is going.
- */
-int router_configure(struct ibsm_router *rt, const struct ibsm_conf *conf,
-		     struct conf_errors *errs);
-/* the chain as configured ("ftree,updn") */
-const char *router_chain(const struct ibsm_router *rt);
-/* registered engines: name, summary, where from; NULL past the end */
-const struct ibsm_routing_engine *router_engine(const struct ibsm_router *rt, size_t i,
-						const char **origin);
-/*
- * Run the chain over t: each engine in turn until one's result passes the
- * verifier. Safe on a worker thread (reads rt, t; writes out only).
- * Returns 0 with out->routes set, or -errno when every engine failed.
- */
-int router_run(struct ibsm_router *rt, const struct ibsm_topo *t, const struct verify_opts *vo,
-	       struct route_outcome *out);
-/* free what an outcome holds (routes too, if still there) */
-void route_outcome_fini(struct route_outcome *out);
+#ifdef IBSM_ROUTING_NO_EXPORT
+#define IBSM_ROUTING_ENGINE_VAR_(id) id##_engine
+#define IBSM_ROUTING_ENGINE_VIS_
+#else
+#define IBSM_ROUTING_ENGINE_VAR_(id) ibsm_routing_engine
+#define IBSM_ROUTING_ENGINE_VIS_ __attribute__((visibility("default")))
+#endif
+#define IBSM_ROUTING_ENGINE(id, ...)                                                           \
+	IBSM_ROUTING_ENGINE_VIS_ const struct ibsm_routing_engine IBSM_ROUTING_ENGINE_VAR_(id) = { \
+		.api_version = IBSM_ROUTING_API_VERSION, .name = #id, __VA_ARGS__}
 
 #endif

@@ -3,10 +3,13 @@
  * LID store and the routes, driving sweeps over a MAD transport. It lives
  * on the event loop; the daemon creates it and reacts to its hooks.
  *
- * A heavy sweep is: discover (directed-route walk) -> assign LIDs ->
- * configure ports and arm them -> route -> program switches (SwitchInfo,
- * changed LFT blocks) -> activate ports -> subnet up. A light sweep reads
- * every switch's SwitchInfo and escalates to a heavy sweep on any change.
+ * A heavy sweep is: discover (directed-route walk) -> SMInfo of other SMs
+ * and election -> assign LIDs, configure ports and arm them -> route ->
+ * program switches (SwitchInfo, changed LFT blocks) -> P_Key tables -> MFTs
+ * -> activate ports -> move ports to m_key -> subnet up. A light sweep
+ * reads every switch's SwitchInfo; a change leads to a targeted or heavy
+ * sweep. The phases and the engine that walks them are sweep.h's; sm.c
+ * schedules sweeps and owns the SM's lifecycle.
  */
 #ifndef IBSM_SM_H
 #define IBSM_SM_H
@@ -18,7 +21,7 @@
 #include "events.h"
 #include "fabric.h"
 #include "mad/smp.h"
-#include "routing.h"
+#include "route_registry.h"
 
 struct event;
 struct event_base;
@@ -108,7 +111,7 @@ struct ibsm_sm {
 	struct ibsm_topo *topo;        /* snapshot the routes were computed on */
 	struct ibsm_routes *routes;    /* last routes programmed */
 	struct ibsm_router *router;    /* routing engines and the chain */
-	struct route_job *job;         /* routing running on the worker thread */
+	struct route_job *job;         /* routing running on the worker thread (route_worker.c) */
 	struct route_outcome last_route; /* engines tried in the last run (no routes) */
 	struct ibsm_conf *deferred_conf; /* reload waiting for routing to finish */
 
@@ -162,5 +165,14 @@ void sm_event(struct ibsm_sm *sm, const char *type, const char *fmt, ...)
 void sm_apply_conf(struct ibsm_sm *sm, struct ibsm_conf *conf);
 /* true while a sweep runs */
 bool sm_sweeping(const struct ibsm_sm *sm);
+/* start a wanted sweep from the loop soon, unless one runs */
+void sm_schedule(struct ibsm_sm *sm);
+/* a sweep ended (sweep.c, after sm->sweep was cleared): multicast, hooks, the next sweep */
+void sm_sweep_done(struct ibsm_sm *sm, const struct ibsm_sweep_result *res);
+/*
+ * A targeted sweep may stand in for a heavy one only when the model is
+ * whole: the last configuring sweep succeeded and this SM is master.
+ */
+bool sm_region_allowed(const struct ibsm_sm *sm);
 
 #endif

@@ -6,15 +6,16 @@
  * counted and logged rate-limited. An SMInfo Set the state machine does not
  * expect is answered with an error status and changes nothing.
  *
- * Every heavy sweep discovers first; then (PH_SMINFO) each other end port
- * with IsSM gets a SubnGet(SMInfo) and smstate_elect() decides: a master or
- * a better SM (priority, then lower GUID) makes a discovering SM standby and
- * the sweep ends there (discover_only: nothing is written); a master that
- * sees a better SM hands over instead of configuring. A standby does not
- * sweep; it polls the master and, after polling_retry_number failures,
- * discovers again and takes over if nobody answers. The first configuring
- * sweep as master keeps the LIDs on the wire and asks for client
- * reregistration (link.c asks smstate_first_master_sweep/_lid_flags).
+ * Every heavy sweep discovers first; then (the sminfo phase, election.c)
+ * each other end port with IsSM gets a SubnGet(SMInfo) and smstate_elect()
+ * decides: a master or a better SM (priority, then lower GUID) makes a
+ * discovering SM standby and the sweep ends there (read only: nothing is
+ * written); a master that sees a better SM hands over instead of
+ * configuring. A standby does not sweep; it polls the master and, after
+ * polling_retry_number failures, discovers again and takes over if nobody
+ * answers. The first configuring sweep as master keeps the LIDs on the
+ * wire and asks for client reregistration (link.c asks
+ * smstate_first_master_sweep/_lid_flags).
  */
 #include "config.h"
 
@@ -32,7 +33,6 @@
 #include "sa/sa.h"
 #include "sm.h"
 #include "smstate.h"
-#include "sweep.h"
 #include "util.h"
 #include "xport.h"
 
@@ -528,63 +528,23 @@ static void act_resweep(struct ibsm_smstate *st)
 
 /* --- the SMInfo phase of a heavy sweep and the election --- */
 
-static bool port_is_other_sm(const struct ibsm_fabric *f, const struct ibsm_port *p)
+void smstate_own_sminfo(const struct ibsm_sm *sm, struct ibsm_sminfo *si)
 {
-	return p->have_pi && p->gen == f->gen && p->guid && p != f->sm_port &&
-	       (p->pi.cap_mask & IBSM_CAP_IS_SM);
+	own_sminfo(sm, si, true);
 }
 
-void smstate_query_sms(struct sweep *sw)
+void smstate_sminfo_answer(struct ibsm_sm *sm, uint64_t node_guid, uint8_t port,
+			   const uint8_t *data, int err)
 {
-	struct ibsm_sm *sm = sw->sm;
-	struct ibsm_fabric *f = &sm->fabric;
-	uint8_t data[IBSM_SMP_DATA_SIZE] = {0};
-	struct ibsm_sminfo si;
-	uint32_t i;
-	unsigned p;
-
-	if (sm->smst && !sm->conf->ignore_other_sm && !sw->res.region) {
-		own_sminfo(sm, &si, true);
-		sminfo_encode(data, &si);
-		for (i = 0; i < f->nnodes; i++) {
-			struct ibsm_node *n = f->nodes_v[i];
-			unsigned first = node_is_switch(n) ? 0 : 1;
-			unsigned last = node_is_switch(n) ? 0 : n->nports;
-
-			for (p = first; p <= last; p++) {
-				struct ibsm_port *pt = &n->ports[p];
-				struct ibsm_smp_req r = {
-				    .method = IBSM_METHOD_GET,
-				    .attr_id = IBSM_ATTR_SM_INFO,
-				    .mkey = mkey_guid_key(sm, pt->guid),
-				    .path = port_path(pt),
-				    .data = data,
-				};
-				struct sreq q = {
-				    .guid = n->guid, .port = (uint8_t)p, .kind = SR_SMINFO};
-
-				if (port_is_other_sm(f, pt))
-					sweep_send(sw, &r, &q);
-			}
-		}
-	}
-	sweep_kick(sw);
-}
-
-void smstate_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_hdr *h,
-		    const uint8_t *data, int err)
-{
-	struct ibsm_sm *sm = sw->sm;
 	struct ibsm_smstate *st = sm->smst;
-	struct ibsm_node *n = fabric_node_find(&sm->fabric, q->guid);
+	struct ibsm_node *n = fabric_node_find(&sm->fabric, node_guid);
 	struct ibsm_sminfo si;
 	struct ibsm_port *p;
 	struct remote_sm *r;
 
-	(void)h;
-	if (!st || !n || q->port > n->nports)
+	if (!st || !n || port > n->nports)
 		return;
-	p = &n->ports[q->port];
+	p = &n->ports[port];
 	r = remote_get(st, p->guid, true);
 	r->lid = p->pi.lid;
 	if (err) {
@@ -612,9 +572,8 @@ void smstate_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_ma
 	r->gen = sm->fabric.gen;
 }
 
-bool smstate_elect(struct sweep *sw)
+bool smstate_elect(struct ibsm_sm *sm, bool region)
 {
-	struct ibsm_sm *sm = sw->sm;
 	struct ibsm_smstate *st = sm->smst;
 	struct remote_sm *best = NULL, *master = NULL;
 	size_t i, j;
@@ -630,7 +589,7 @@ bool smstate_elect(struct sweep *sw)
 		st->sms[j++] = *r;
 	}
 	st->nsms = j;
-	if (!sm->conf->ignore_other_sm && !sw->res.region) {
+	if (!sm->conf->ignore_other_sm && !region) {
 		for (i = 0; i < st->nsms; i++) {
 			struct remote_sm *r = &st->sms[i];
 
@@ -670,10 +629,7 @@ bool smstate_elect(struct sweep *sw)
 	default:
 		break;
 	}
-	if (sm->state == IBSM_SM_MASTER && !st->handover_to)
-		return true;
-	sw->discover_only = true;
-	return false;
+	return sm->state == IBSM_SM_MASTER && !st->handover_to;
 }
 
 bool smstate_sweep_allowed(const struct ibsm_sm *sm)

@@ -16,8 +16,7 @@
 
 struct ibsm_sm;
 struct ibsm_mad_hdr;
-struct sweep;
-struct sreq;
+struct ibsm_sminfo;
 
 /* SubnSet(SMInfo) AttributeModifier (14.4.1) */
 enum ibsm_sminfo_mod {
@@ -70,14 +69,15 @@ struct smstate_counters {
 void smstate_init(struct ibsm_sm *sm);
 void smstate_fini(struct ibsm_sm *sm);
 
-/* --- the sweep's side (sm.c, link.c) --- */
-/* SMInfo phase: a Get to every other end port that is an SM */
-void smstate_query_sms(struct sweep *sw);
-/* an answer of the SMInfo phase (data NULL when err) */
-void smstate_handle(struct sweep *sw, const struct sreq *q, const struct ibsm_mad_hdr *h,
-		    const uint8_t *data, int err);
-/* after the SMInfo phase: elect; true when this SM configures the subnet */
-bool smstate_elect(struct sweep *sw);
+/* --- the sweep's side (election.c, link.c) --- */
+/* the SMInfo this SM shows (with its SM_Key): what the sminfo phase sends */
+void smstate_own_sminfo(const struct ibsm_sm *sm, struct ibsm_sminfo *si);
+/* an answer of the sminfo phase from port of node_guid (data NULL when err) */
+void smstate_sminfo_answer(struct ibsm_sm *sm, uint64_t node_guid, uint8_t port,
+			   const uint8_t *data, int err);
+/* after the sminfo phase: elect (region: a targeted sweep, which asked no
+ * SM); true when this SM configures the subnet */
+bool smstate_elect(struct ibsm_sm *sm, bool region);
 /* may a sweep start now (false: standby or not active) */
 bool smstate_sweep_allowed(const struct ibsm_sm *sm);
 /* this configuring sweep is the first since becoming master (client reregistration) */

@@ -17,7 +17,7 @@
 #include "mcast.h"
 #include "mkey.h"
 #include "pkey.h"
-#include "routing.h"
+#include "route_registry.h"
 #include "topo.h"
 #include "sm.h"
 #include "smstate.h"
@@ -769,13 +769,13 @@ json_t *status_routing(const struct ibsm_sm *sm)
 	size_t i;
 	json_t *o;
 
-	for (i = 0; (e = router_engine(sm->router, i, &origin)); i++)
+	for (i = 0; (e = route_engine(sm->router, i, &origin)); i++)
 		json_array_append_new(engines, json_pack("{s:s, s:s, s:s}", "name", e->name,
 							 "summary", e->summary ? e->summary : "",
 							 "from", origin));
 	o = json_pack(
 		"{s:s, s:s, s:o, s:o, s:s?, s:I, s:I, s:I, s:I, s:b}", "engine", ri->engine, "chain",
-		router_chain(sm->router), "engines", engines, "last_attempts",
+		route_chain(sm->router), "engines", engines, "last_attempts",
 		attempts_json(&sm->last_route), "configured",
 		sm->conf->routing_engine, "runs", (json_int_t)ri->runs, "failures",
 		(json_int_t)ri->failures, "last_ms", (json_int_t)ri->ms, "last_age_s",

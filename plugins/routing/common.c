@@ -1,7 +1,8 @@
 /*
  * common.c: helpers compiled into every routing engine plug-in (see
- * common.h): allocation, error reporting, topology checks, the all-pairs
- * switch hop matrix and GUID list files.
+ * common.h): allocation, error reporting, the start of a run, topology
+ * checks, the all-pairs switch hop matrix, GUID list files and what
+ * min-hop and up-down share to balance destinations over ports.
  */
 #include "config.h"
 
@@ -102,6 +103,18 @@ int engine_check_topo(const struct ibsm_topo *t, struct ibsm_routes *r)
 			return engine_fail(r, -EINVAL, "lid %u: bad owner", l);
 	}
 	return 0;
+}
+
+int engine_start(const struct ibsm_topo *t, struct ibsm_routes *r)
+{
+	int err;
+
+	r->why[0] = '\0';
+	err = engine_check_topo(t, r);
+	if (err < 0)
+		return err;
+	memset(r->lft, ROUTE_NONE, (size_t)r->nsw * r->stride);
+	return t->nsw ? 1 : 0;
 }
 
 
@@ -234,6 +247,17 @@ int engine_read_guids(const char *path, uint64_t **out, struct ibsm_routes *r)
 	return (int)n;
 }
 
+int engine_opt_guids(const struct ibsm_opts *o, const char *key, uint64_t **out,
+		     struct ibsm_routes *r)
+{
+	const char *path = ibsm_opt_str(o, key);
+
+	*out = NULL;
+	if (!path || !path[0])
+		return 0;
+	return engine_read_guids(path, out, r);
+}
+
 void engine_bucket_lids(const struct ibsm_topo *t, uint32_t **lid_start, uint16_t **lid_v,
 			uint32_t **seg_start, struct lid_seg **seg)
 {
@@ -312,4 +336,51 @@ void engine_rank_links(const struct ibsm_topo *t, uint8_t **prank, uint8_t **max
 	free(cnt);
 	*prank = pr;
 	*max_prank = mx;
+}
+
+uint32_t engine_order_links(const struct ibsm_topo *t, uint32_t s, const uint8_t *prank,
+			    uint8_t max_prank, uint8_t order[256], uint32_t peer[256])
+{
+	const struct topo_sw *w = &t->sw[s];
+	uint32_t k, n = 0;
+	unsigned rank;
+
+	for (rank = 0; rank <= max_prank; rank++) {
+		for (k = 0; k < w->nadj; k++) {
+			if (prank[w->adj + k] != rank)
+				continue;
+			peer[n] = t->links[w->adj + k].peer;
+			order[n++] = (uint8_t)k;
+		}
+	}
+	return n;
+}
+
+uint32_t engine_sort_dests(uint32_t nsw, uint32_t nw, const uint64_t *mask,
+			   const uint32_t *seg_start, uint8_t *ncand, uint32_t *dorder)
+{
+	uint32_t cnt[258] = {0}, d, k;
+
+	/* a counting sort by the number of ways */
+	for (d = 0; d < nsw; d++) {
+		unsigned c = 0;
+
+		if (seg_start[d + 1] == seg_start[d])
+			continue;
+		for (k = 0; k < nw; k++)
+			c += (unsigned)__builtin_popcountll(mask[(size_t)d * nw + k]);
+		if (!c)
+			continue;
+		ncand[d] = (uint8_t)MIN(c, 255u);
+		cnt[c + 1]++;
+	}
+	for (k = 1; k < ARRAY_SIZE(cnt); k++)
+		cnt[k] += cnt[k - 1];
+	for (d = 0; d < nsw; d++) {
+		if (seg_start[d + 1] == seg_start[d] || !ncand[d])
+			continue;
+		dorder[cnt[ncand[d]]++] = d;
+		ncand[d] = 0;
+	}
+	return cnt[ARRAY_SIZE(cnt) - 1];
 }

@@ -1,12 +1,14 @@
 /*
  * common.h: helpers compiled into every routing engine plug-in. Plug-ins
- * are self-contained shared objects: they see the topology snapshot and
- * the routes (lib/topo.h, lib/routing.h) and call nothing of the daemon,
- * so an engine can be built, tested and loaded on its own.
+ * are self-contained shared objects: they see the plug-in API alone
+ * (lib/routing.h, with the topology snapshot of lib/topo.h) and call
+ * nothing of the daemon, so an engine can be built, tested and loaded on
+ * its own.
  */
 #ifndef IBSM_ENGINE_COMMON_H
 #define IBSM_ENGINE_COMMON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +43,13 @@ int engine_fail(struct ibsm_routes *r, int err, const char *fmt, ...)
 int engine_check_topo(const struct ibsm_topo *t, struct ibsm_routes *r);
 
 /*
+ * The start of every route(): r->why cleared, the snapshot checked
+ * (engine_check_topo), every LFT entry ROUTE_NONE. -errno with r->why set,
+ * 0 when the fabric has no switches (nothing to route), 1 to go on.
+ */
+int engine_start(const struct ibsm_topo *t, struct ibsm_routes *r);
+
+/*
  * Hop distances between all switches: hops[a * nsw + b], HOPS_INF when
  * unreachable. NULL on allocation failure; -ERANGE in *err when the fabric
  * is 255 or more hops across.
@@ -60,6 +69,13 @@ static inline uint32_t engine_lid_ep(const struct ibsm_topo *t, uint16_t lid)
  * -errno with r->why set ("path:line: ...").
  */
 int engine_read_guids(const char *path, uint64_t **out, struct ibsm_routes *r);
+
+/*
+ * For init(): the GUID file the option key names, if set, read as
+ * engine_read_guids does (*out NULL and 0 when the key is unset).
+ */
+int engine_opt_guids(const struct ibsm_opts *o, const char *key, uint64_t **out,
+		     struct ibsm_routes *r);
 
 /* --- destination LIDs by switch, in runs routed alike (minhop, updn) --- */
 
@@ -84,5 +100,70 @@ void engine_bucket_lids(const struct ibsm_topo *t, uint32_t **lid_start, uint16_
 /* per link: how many earlier links of its switch go to the same peer
  * (prank, allocated), and per switch the largest (max_prank, allocated) */
 void engine_rank_links(const struct ibsm_topo *t, uint8_t **prank, uint8_t **max_prank);
+
+/*
+ * Switch s's links in the order ties go: by parallel rank (prank,
+ * max_prank as engine_rank_links makes them), so that ties go round the
+ * neighbours before a second link to any of them, then by port. order[i]
+ * is the link's place in s's adjacency, peer[i] the switch it reaches.
+ * Returns how many (s's nadj).
+ */
+uint32_t engine_order_links(const struct ibsm_topo *t, uint32_t s, const uint8_t *prank,
+			    uint8_t max_prank, uint8_t order[256], uint32_t peer[256]);
+
+/*
+ * The destination switches that deliver LIDs (seg_start as
+ * engine_bucket_lids makes it) and have at least one way, a bit in
+ * mask[d * nw .. d * nw + nw), fewest ways first, into dorder (nsw
+ * entries). ncand is nsw bytes of zeroes, left so. Returns how many.
+ */
+uint32_t engine_sort_dests(uint32_t nsw, uint32_t nw, const uint64_t *mask,
+			   const uint32_t *seg_start, uint8_t *ncand, uint32_t *dorder);
+
+/* the links of a destination's ways (its nw mask words) as order[] names them, into c */
+static inline uint32_t engine_mask_links(const uint64_t *mask, uint32_t nw, const uint8_t *order,
+					 uint8_t *c)
+{
+	uint32_t i, nc = 0;
+
+	for (i = 0; i < nw; i++) {
+		uint64_t bits = mask[i];
+
+		while (bits) {
+			c[nc++] = order[i * 64 + (unsigned)__builtin_ctzll(bits)];
+			bits &= bits - 1;
+		}
+	}
+	return nc;
+}
+
+/*
+ * For the next LID of an LMC block: of the links base + c[0..nc), one to a
+ * neighbour the block has not used yet (used[0..nused)) before one it has,
+ * then the least loaded, the first of equals, so that the block's LIDs get
+ * disjoint first hops where there are enough neighbours. *fresh: its
+ * neighbour is a new one.
+ */
+static inline uint32_t engine_block_link(const struct topo_link *links, uint32_t base,
+					 const uint8_t *c, uint32_t nc, const uint32_t *load,
+					 const uint32_t *used, uint32_t nused, bool *fresh)
+{
+	uint32_t best = 0, i, m;
+	bool best_used = true;
+
+	for (i = 0; i < nc; i++) {
+		uint32_t l = base + c[i];
+		bool u = false;
+
+		for (m = 0; m < nused && !u; m++)
+			u = used[m] == links[l].peer;
+		if (i == 0 || (best_used && !u) || (best_used == u && load[l] < load[best])) {
+			best = l;
+			best_used = u;
+		}
+	}
+	*fresh = !best_used;
+	return best;
+}
 
 #endif

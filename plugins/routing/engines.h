@@ -9,9 +9,6 @@
 #include "routing.h"
 #include "topo.h"
 
-/* plug-ins export only their engine struct */
-#define IBSM_ROUTING_ENGINE_EXPORT __attribute__((visibility("default")))
-
 int minhop_route(const struct ibsm_topo *t, struct ibsm_routes *r);
 
 /* the ftree engine's inputs, as its GUID files give them (NULL/0: none) */
@@ -35,10 +32,11 @@ int updn_orient(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots,
 /* load the LFTs of an opensm-lfts.dump or ibroute file, as the file plug-in */
 int file_route(const char *path, const struct ibsm_topo *t, struct ibsm_routes *r);
 /*
- * The updn, file and ftree plug-ins' engine structs, in programs built with
+ * The plug-ins' engine structs, in programs built with
  * IBSM_ROUTING_NO_EXPORT (tests linking several engines' sources; the
- * plug-ins themselves export theirs as ibsm_routing_engine)
+ * plug-ins themselves export theirs as ibsm_routing_engine, see
+ * IBSM_ROUTING_ENGINE in routing.h)
  */
-extern const struct ibsm_routing_engine updn_engine, file_engine, ftree_engine;
+extern const struct ibsm_routing_engine minhop_engine, updn_engine, file_engine, ftree_engine;
 
 #endif

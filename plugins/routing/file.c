@@ -51,7 +51,6 @@
 #include <string.h>
 
 #include "common.h"
-#include "conf.h"
 #include "engines.h"
 
 #define NO_SWITCH   UINT32_MAX
@@ -285,13 +284,11 @@ int file_route(const char *path, const struct ibsm_topo *t, struct ibsm_routes *
 	size_t cap = 0;
 	uint32_t s, missing = 0, first = NO_SWITCH;
 	FILE *f;
-	int err;
+	int err = engine_start(t, r);
 
-	r->why[0] = '\0';
-	err = engine_check_topo(t, r);
 	if (err < 0)
 		return err;
-	memset(r->lft, ROUTE_NONE, (size_t)r->nsw * r->stride);
+	err = 0; /* no switches: the file is still read, and refused if bad */
 	f = fopen(path, "r");
 	if (!f)
 		return engine_fail(r, -errno, "%s: %s", path, strerror(errno));
@@ -343,10 +340,10 @@ struct file_state {
 	char *path; /* lfts_file, NULL when not set */
 };
 
-static int file_init(const struct ibsm_conf *conf, void **state)
+static int file_init(const struct ibsm_opts *opts, void **state)
 {
 	struct file_state *st = eng_calloc(1, sizeof(*st));
-	const char *p = conf ? conf->lfts_file : NULL;
+	const char *p = ibsm_opt_str(opts, "lfts_file");
 
 	if (p && p[0]) {
 		st->path = eng_malloc(strlen(p) + 1);
@@ -374,18 +371,5 @@ static void file_fini(void *state)
 	free(st);
 }
 
-/* tests link several engines into one program: there it goes by its own name */
-#ifdef IBSM_ROUTING_NO_EXPORT
-#define FILE_ENGINE file_engine
-#else
-#define FILE_ENGINE ibsm_routing_engine
-#endif
-
-IBSM_ROUTING_ENGINE_EXPORT const struct ibsm_routing_engine FILE_ENGINE = {
-    .api_version = IBSM_ROUTING_API_VERSION,
-    .name = "file",
-    .summary = "LFTs loaded from lfts_file (opensm-lfts.dump or ibroute output)",
-    .init = file_init,
-    .route = file_engine_route,
-    .fini = file_fini,
-};
+IBSM_ROUTING_ENGINE(file, .summary = "LFTs loaded from lfts_file (opensm-lfts.dump or ibroute output)",
+		    .init = file_init, .route = file_engine_route, .fini = file_fini);

@@ -53,7 +53,6 @@
 #include <string.h>
 
 #include "common.h"
-#include "conf.h"
 #include "engines.h"
 
 #define RANK_NONE 0xff
@@ -1435,6 +1434,35 @@ static int32_t rf_score(struct refine *q, uint32_t d, uint32_t nt)
 	return score;
 }
 
+/* a cell of the hot list still at the maximum (the others leave it); false when none is */
+static bool rf_hot_cell(struct refine *q, uint32_t *cell)
+{
+	while (q->nhot) {
+		uint32_t i = (uint32_t)(rf_rand(q) % q->nhot), c = q->hot[i];
+
+		if (q->load[c] == q->M) {
+			*cell = c;
+			return true;
+		}
+		q->inhot[c / 8] &= (uint8_t)~(1u << (c % 8));
+		q->hot[i] = q->hot[--q->nhot];
+	}
+	return false;
+}
+
+/* switch s sends d over link lk from now on */
+static void rf_move(struct refine *q, uint32_t s, uint32_t d, uint32_t lk)
+{
+	const struct ibsm_topo *t = q->f->t;
+	uint32_t nt = rf_through(q, s, d);
+
+	q->noldp = rf_path(q, s, d, q->oldp);
+	q->newp[0] = lk;
+	q->nnewp = 1 + rf_path(q, t->links[lk].peer, d, q->newp + 1);
+	rf_apply(q, d, nt);
+	routes_lft(q->f->r, s)[q->lid_at[d]] = t->links[lk].port;
+}
+
 /* one try at a cell at the maximum; true when it improved */
 static bool rf_step(struct refine *q)
 {
@@ -1444,16 +1472,8 @@ static bool rf_step(struct refine *q)
 	uint32_t best_s = 0, best_c = 0, nbest = 0, any_s = 0, any_c = 0, nany = 0;
 	int32_t best = INT32_MIN;
 
-	for (;;) {
-		if (!q->nhot)
-			return false;
-		i = (uint32_t)(rf_rand(q) % q->nhot);
-		cell = q->hot[i];
-		if (q->load[cell] == q->M)
-			break;
-		q->inhot[cell / 8] &= (uint8_t)~(1u << (cell % 8));
-		q->hot[i] = q->hot[--q->nhot];
-	}
+	if (!rf_hot_cell(q, &cell))
+		return false;
 	link = cell / q->n;
 	k = cell % q->n;
 	/* the flows on it: the one source per destination at shift k */
@@ -1528,15 +1548,7 @@ static bool rf_step(struct refine *q)
 		best_c = any_c;
 		best = 0;
 	}
-	{
-		uint32_t nt = rf_through(q, best_s, d);
-
-		q->noldp = rf_path(q, best_s, d, q->oldp);
-		q->newp[0] = best_c;
-		q->nnewp = 1 + rf_path(q, t->links[best_c].peer, d, q->newp + 1);
-		rf_apply(q, d, nt);
-		routes_lft(f->r, best_s)[q->lid_at[d]] = t->links[best_c].port;
-	}
+	rf_move(q, best_s, d, best_c);
 	return best > 0;
 }
 
@@ -1610,15 +1622,10 @@ int ftree_route(const struct ibsm_topo *t, struct ibsm_routes *r, const struct f
 	static const struct ftree_opts none;
 	struct ft f = {.t = t, .r = r, .o = o ? o : &none, .nsw = t->nsw};
 	size_t nl;
-	int err;
+	int err = engine_start(t, r);
 
-	r->why[0] = '\0';
-	err = engine_check_topo(t, r);
-	if (err < 0)
+	if (err <= 0)
 		return err;
-	memset(r->lft, ROUTE_NONE, (size_t)r->nsw * r->stride);
-	if (!t->nsw)
-		return 0;
 
 	f.rank = eng_malloc(f.nsw);
 	f.comp = eng_malloc(f.nsw * sizeof(*f.comp));
@@ -1672,32 +1679,23 @@ struct ftree_state {
 	char why[256];
 };
 
-static int ftree_init(const struct ibsm_conf *conf, void **state)
+static int ftree_init(const struct ibsm_opts *opts, void **state)
 {
-	struct ftree_state *st = eng_calloc(1, sizeof(*st));
-	const char *files[4] = {conf ? conf->cn_guid_file : NULL, conf ? conf->io_guid_file : NULL,
-				conf ? conf->guid_routing_order_file : NULL,
-				conf ? conf->root_guid_file : NULL};
 	static const char *const keys[4] = {"cn_guid_file", "io_guid_file",
 					    "guid_routing_order_file", "root_guid_file"};
+	struct ftree_state *st = eng_calloc(1, sizeof(*st));
 	size_t *counts[4] = {&st->o.ncn, &st->o.nio, &st->o.norder, &st->o.nroots};
 	int i;
 
 	for (i = 0; i < 4; i++) {
 		struct ibsm_routes tmp = {0};
-		int n;
+		int n = engine_opt_guids(opts, keys[i], &st->v[i], &tmp);
 
-		if (!files[i] || !*files[i])
-			continue;
-		n = engine_read_guids(files[i], &st->v[i], &tmp);
-		if (n < 0) {
-			if (!st->err) {
-				st->err = n;
-				snprintf(st->why, sizeof(st->why), "%s: %.200s", keys[i], tmp.why);
-			}
-			continue;
+		if (n < 0 && !st->err) {
+			st->err = n;
+			snprintf(st->why, sizeof(st->why), "%s: %.200s", keys[i], tmp.why);
 		}
-		*counts[i] = (size_t)n;
+		*counts[i] = n > 0 ? (size_t)n : 0;
 	}
 	st->o.cn = st->v[0];
 	st->o.io = st->v[1];
@@ -1728,18 +1726,5 @@ static void ftree_fini(void *state)
 	free(st);
 }
 
-/* tests link several engines into one program: there it goes by its own name */
-#ifdef IBSM_ROUTING_NO_EXPORT
-#define FTREE_ENGINE ftree_engine
-#else
-#define FTREE_ENGINE ibsm_routing_engine
-#endif
-
-IBSM_ROUTING_ENGINE_EXPORT const struct ibsm_routing_engine FTREE_ENGINE = {
-	.api_version = IBSM_ROUTING_API_VERSION,
-	.name = "ftree",
-	.summary = "fat trees: D-mod-K up*-down* routes, even in degraded trees",
-	.init = ftree_init,
-	.route = ftree_engine_route,
-	.fini = ftree_fini,
-};
+IBSM_ROUTING_ENGINE(ftree, .summary = "fat trees: D-mod-K up*-down* routes, even in degraded trees",
+		    .init = ftree_init, .route = ftree_engine_route, .fini = ftree_fini);

@@ -56,11 +56,6 @@ struct minhop {
 };
 
 /*
- * The hop matrix by breadth-first search from 64 switches at once: bit i of
- * a word stands for source s0 + i, so one pass over the links advances 64
- * searches a level. -ERANGE when a switch is too far to count in a byte.
- */
-/*
  * Give n single LIDs to the candidates one at a time, each to the least
  * loaded (the first of equals). Done a level at a time: every candidate at
  * the lowest load takes one, in order, which is what one-at-a-time does,
@@ -98,27 +93,16 @@ static void fill_level(struct minhop *mh, uint8_t *row, const uint16_t *lids, ui
 static void fill_block(struct minhop *mh, uint8_t *row, const uint16_t *lids, uint32_t n)
 {
 	const struct topo_link *links = mh->t->links;
-	uint32_t nused = 0, k, i, m;
+	uint32_t nused = 0, k;
 
 	for (k = 0; k < n; k++) {
-		uint32_t best = 0;
-		bool best_used = true;
+		bool fresh;
+		uint32_t best = engine_block_link(links, mh->base, mh->c, mh->nc, mh->load, mh->used,
+						  nused, &fresh);
 
-		for (i = 0; i < mh->nc; i++) {
-			uint32_t c = mh->base + mh->c[i];
-			bool u = false;
-
-			for (m = 0; m < nused && !u; m++)
-				u = mh->used[m] == links[c].peer;
-			if (i == 0 || (best_used && !u) ||
-			    (best_used == u && mh->load[c] < mh->load[best])) {
-				best = c;
-				best_used = u;
-			}
-		}
 		row[lids[k]] = links[best].port;
 		mh->load[best]++;
-		if (!best_used && nused < ARRAY_SIZE(mh->used))
+		if (fresh && nused < ARRAY_SIZE(mh->used))
 			mh->used[nused++] = links[best].peer;
 	}
 }
@@ -159,12 +143,9 @@ static void route_switch(struct minhop *mh, uint32_t u)
 	const struct topo_sw *w = &t->sw[u];
 	const size_t nsw = mh->nsw;
 	const uint8_t *hu = mh->hops + (size_t)u * nsw;
-	const uint32_t *seg_start = mh->seg_start;
 	uint8_t *row = routes_lft(mh->r, u);
-	uint32_t cnt[258] = {0}, d, k, n = 0, nw = (w->nadj + 63) / 64;
+	uint32_t d, k, n, nw = (w->nadj + 63) / 64;
 	uint64_t *mask = mh->mask;
-	uint32_t *dorder = mh->dorder;
-	unsigned rank;
 
 	/* the switch's own LIDs and its end ports' */
 	for (k = mh->lid_start[u]; k < mh->lid_start[u + 1]; k++)
@@ -173,14 +154,7 @@ static void route_switch(struct minhop *mh, uint32_t u)
 		return;
 
 	mh->base = w->adj;
-	for (rank = 0; rank <= mh->max_prank[u]; rank++) {
-		for (k = 0; k < w->nadj; k++) {
-			if (mh->prank[w->adj + k] != rank)
-				continue;
-			mh->peer[n] = t->links[w->adj + k].peer;
-			mh->order[n++] = (uint8_t)k;
-		}
-	}
+	engine_order_links(t, u, mh->prank, mh->max_prank[u], mh->order, mh->peer);
 
 	/*
 	 * Which links lead closer to each destination: bit i of mask[d] for
@@ -201,42 +175,10 @@ static void route_switch(struct minhop *mh, uint32_t u)
 		}
 	}
 
-	/* destinations with LIDs, fewest ways first (counting sort) */
-	for (d = 0; d < nsw; d++) {
-		unsigned c = 0;
-
-		if (seg_start[d + 1] == seg_start[d])
-			continue;
-		for (k = 0; k < nw; k++)
-			c += (unsigned)__builtin_popcountll(mask[d * nw + k]);
-		if (!c)
-			continue;
-		mh->ncand[d] = (uint8_t)MIN(c, 255u);
-		cnt[c + 1]++;
-	}
-	for (k = 1; k < ARRAY_SIZE(cnt); k++)
-		cnt[k] += cnt[k - 1];
-	for (d = 0; d < nsw; d++) {
-		if (seg_start[d + 1] == seg_start[d] || !mh->ncand[d])
-			continue;
-		dorder[cnt[mh->ncand[d]]++] = d;
-		mh->ncand[d] = 0;
-	}
-	n = cnt[ARRAY_SIZE(cnt) - 1];
-
+	n = engine_sort_dests(mh->nsw, nw, mask, mh->seg_start, mh->ncand, mh->dorder);
 	for (k = 0; k < n; k++) {
-		uint32_t i, nc = 0;
-
-		d = dorder[k];
-		for (i = 0; i < nw; i++) {
-			uint64_t m = mask[d * nw + i];
-
-			while (m) {
-				mh->c[nc++] = mh->order[i * 64 + (unsigned)__builtin_ctzll(m)];
-				m &= m - 1;
-			}
-		}
-		mh->nc = nc;
+		d = mh->dorder[k];
+		mh->nc = engine_mask_links(mask + (size_t)d * nw, nw, mh->order, mh->c);
 		route_dest(mh, row, d);
 	}
 }
@@ -245,15 +187,10 @@ int minhop_route(const struct ibsm_topo *t, struct ibsm_routes *r)
 {
 	struct minhop mh = {.t = t, .r = r, .nsw = t->nsw};
 	uint32_t s;
-	int err;
+	int err = engine_start(t, r);
 
-	r->why[0] = '\0';
-	err = engine_check_topo(t, r);
-	if (err < 0)
+	if (err <= 0)
 		return err;
-	memset(r->lft, ROUTE_NONE, (size_t)r->nsw * r->stride);
-	if (!t->nsw)
-		return 0;
 
 	/* the one big block; a fabric this size has far bigger LFTs anyway */
 	mh.hops = engine_hop_matrix(t, &err);
@@ -285,29 +222,11 @@ int minhop_route(const struct ibsm_topo *t, struct ibsm_routes *r)
 	return 0;
 }
 
-static int minhop_init(const struct ibsm_conf *conf, void **state)
-{
-	(void)conf;
-	*state = NULL;
-	return 0;
-}
-
 static int minhop_engine_route(void *state, const struct ibsm_topo *t, struct ibsm_routes *r)
 {
 	(void)state;
 	return minhop_route(t, r);
 }
 
-static void minhop_fini(void *state)
-{
-	(void)state;
-}
-
-IBSM_ROUTING_ENGINE_EXPORT const struct ibsm_routing_engine ibsm_routing_engine = {
-	.api_version = IBSM_ROUTING_API_VERSION,
-	.name = "minhop",
-	.summary = "shortest paths, destinations balanced over equal-cost ports",
-	.init = minhop_init,
-	.route = minhop_engine_route,
-	.fini = minhop_fini,
-};
+IBSM_ROUTING_ENGINE(minhop, .summary = "shortest paths, destinations balanced over equal-cost ports",
+		    .route = minhop_engine_route);

@@ -80,7 +80,6 @@
 #include <string.h>
 
 #include "common.h"
-#include "conf.h"
 #include "engines.h"
 
 /* legal distances are kept in 7 bits; a longer legal path is refused */
@@ -958,31 +957,20 @@ static void fill_round(struct updn *u, uint8_t *row, const uint16_t *lids, uint3
 static void fill_block(struct updn *u, uint8_t *row, const uint16_t *lids, uint32_t n, bool src)
 {
 	const struct topo_link *links = u->t->links;
-	uint32_t nused = 0, k, i, m;
+	uint32_t nused = 0, k;
 
 	for (k = 0; k < n; k++) {
 		bool c_here = src || carried(u, u->cur, lids[k]);
 		uint32_t *load = c_here ? u->load_c : u->load_n;
-		uint32_t best = 0;
-		bool best_used = true;
+		bool fresh;
+		uint32_t best = engine_block_link(links, u->base, u->c, u->nc, load, u->used, nused,
+						  &fresh);
 
-		for (i = 0; i < u->nc; i++) {
-			uint32_t c = u->base + u->c[i];
-			bool used = false;
-
-			for (m = 0; m < nused && !used; m++)
-				used = u->used[m] == links[c].peer;
-			if (i == 0 || (best_used && !used) ||
-			    (best_used == used && load[c] < load[best])) {
-				best = c;
-				best_used = used;
-			}
-		}
 		row[lids[k]] = links[best].port;
 		load[best]++;
 		if (c_here)
 			pass_on(u, best, lids[k]);
-		if (!best_used && nused < ARRAY_SIZE(u->used))
+		if (fresh && nused < ARRAY_SIZE(u->used))
 			u->used[nused++] = links[best].peer;
 	}
 }
@@ -1065,14 +1053,11 @@ static void route_switch(struct updn *u, uint32_t s)
 	const struct topo_sw *w = &t->sw[s];
 	const size_t nsw = u->nsw;
 	const uint8_t *restrict ms = u->m + (size_t)s * nsw;
-	const uint32_t *seg_start = u->seg_start;
 	uint8_t *row = routes_lft(u->r, s);
-	uint32_t cnt[258] = {0}, d, k, n = 0, nw = (w->nadj + 63) / 64;
+	uint32_t d, k, n, nw = (w->nadj + 63) / 64;
 	uint64_t *mask = u->mask;
 	const uint8_t *restrict gs = u->g + (size_t)s * nsw;
 	uint8_t *restrict upok = u->upok, *restrict dnall = u->dnall;
-	uint32_t *dorder = u->dorder;
-	unsigned rank;
 
 	for (k = u->lid_start[s]; k < u->lid_start[s + 1]; k++)
 		row[u->lid_v[k]] = t->lids[u->lid_v[k]].port;
@@ -1082,14 +1067,7 @@ static void route_switch(struct updn *u, uint32_t s)
 	u->cur = s;
 	u->base = w->adj;
 	u->round = 0;
-	for (rank = 0; rank <= u->max_prank[s]; rank++) {
-		for (k = 0; k < w->nadj; k++) {
-			if (u->prank[w->adj + k] != rank)
-				continue;
-			u->peer[n] = t->links[w->adj + k].peer;
-			u->order[n++] = (uint8_t)k;
-		}
-	}
+	engine_order_links(t, s, u->prank, u->max_prank[s], u->order, u->peer);
 
 	/* up ways for an up switch and a free one (plan_turns), down ways else */
 	for (d = 0; d < nsw; d++) {
@@ -1108,42 +1086,11 @@ static void route_switch(struct updn *u, uint32_t s)
 			  u->g + (size_t)u->peer[k] * nsw, up ? upok : dnall, up, nsw);
 	}
 
-	/* destinations with LIDs, fewest ways first (counting sort) */
-	for (d = 0; d < nsw; d++) {
-		unsigned c = 0;
-
-		if (seg_start[d + 1] == seg_start[d])
-			continue;
-		for (k = 0; k < nw; k++)
-			c += (unsigned)__builtin_popcountll(mask[d * nw + k]);
-		if (!c)
-			continue;
-		u->ncand[d] = (uint8_t)MIN(c, 255u);
-		cnt[c + 1]++;
-	}
-	for (k = 1; k < ARRAY_SIZE(cnt); k++)
-		cnt[k] += cnt[k - 1];
-	for (d = 0; d < nsw; d++) {
-		if (seg_start[d + 1] == seg_start[d] || !u->ncand[d])
-			continue;
-		dorder[cnt[u->ncand[d]]++] = d;
-		u->ncand[d] = 0;
-	}
-	n = cnt[ARRAY_SIZE(cnt) - 1];
-
+	/* fewest ways first */
+	n = engine_sort_dests(u->nsw, nw, mask, u->seg_start, u->ncand, u->dorder);
 	for (k = 0; k < n; k++) {
-		uint32_t i, nc = 0;
-
-		d = dorder[k];
-		for (i = 0; i < nw; i++) {
-			uint64_t bits = mask[d * nw + i];
-
-			while (bits) {
-				u->c[nc++] = u->order[i * 64 + (unsigned)__builtin_ctzll(bits)];
-				bits &= bits - 1;
-			}
-		}
-		u->nc = nc;
+		d = u->dorder[k];
+		u->nc = engine_mask_links(mask + (size_t)d * nw, nw, u->order, u->c);
 		route_dest(u, row, d);
 	}
 }
@@ -1207,15 +1154,10 @@ int updn_route(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots,
 {
 	struct updn u = {.t = t, .r = r, .nsw = t->nsw};
 	uint32_t i;
-	int err;
+	int err = engine_start(t, r);
 
-	r->why[0] = '\0';
-	err = engine_check_topo(t, r);
-	if (err < 0)
+	if (err <= 0)
 		return err;
-	memset(r->lft, ROUTE_NONE, (size_t)r->nsw * r->stride);
-	if (!t->nsw)
-		return 0;
 
 	err = orient(&u, roots, nroots);
 	if (!err)
@@ -1268,24 +1210,21 @@ struct updn_state {
  * only way the API gives to say why, and the chain then reports it loudly
  * and goes on to the next engine.
  */
-static int updn_init(const struct ibsm_conf *conf, void **state)
+static int updn_init(const struct ibsm_opts *opts, void **state)
 {
 	struct updn_state *st = eng_calloc(1, sizeof(*st));
-	const char *path = conf ? conf->root_guid_file : NULL;
+	const char *path = ibsm_opt_str(opts, "root_guid_file");
+	struct ibsm_routes tmp = {0};
+	int n = engine_opt_guids(opts, "root_guid_file", &st->roots, &tmp);
 
-	if (path && path[0]) {
-		struct ibsm_routes tmp = {0};
-		int n = engine_read_guids(path, &st->roots, &tmp);
-
-		if (n < 0) {
-			st->err = n;
-			snprintf(st->why, sizeof(st->why), "root_guid_file %.240s", tmp.why);
-		} else if (n == 0) {
-			st->err = -EINVAL;
-			snprintf(st->why, sizeof(st->why), "root_guid_file %.200s: no GUIDs", path);
-		}
-		st->nroots = n > 0 ? (size_t)n : 0;
+	if (n < 0) {
+		st->err = n;
+		snprintf(st->why, sizeof(st->why), "root_guid_file %.240s", tmp.why);
+	} else if (n == 0 && path && path[0]) {
+		st->err = -EINVAL;
+		snprintf(st->why, sizeof(st->why), "root_guid_file %.200s: no GUIDs", path);
 	}
+	st->nroots = n > 0 ? (size_t)n : 0;
 	*state = st;
 	return 0;
 }
@@ -1294,10 +1233,8 @@ static int updn_engine_route(void *state, const struct ibsm_topo *t, struct ibsm
 {
 	struct updn_state *st = state;
 
-	if (st && st->err) {
-		snprintf(r->why, sizeof(r->why), "%s", st->why);
-		return st->err;
-	}
+	if (st && st->err)
+		return engine_fail(r, st->err, "%s", st->why);
 	return updn_route(t, st ? st->roots : NULL, st ? st->nroots : 0, r);
 }
 
@@ -1310,19 +1247,7 @@ static void updn_fini(void *state)
 	free(st);
 }
 
-/* tests link several engines into one program: there it goes by its own name */
-#ifdef IBSM_ROUTING_NO_EXPORT
-#define UPDN_ENGINE updn_engine
-#else
-#define UPDN_ENGINE ibsm_routing_engine
-#endif
-
-IBSM_ROUTING_ENGINE_EXPORT const struct ibsm_routing_engine UPDN_ENGINE = {
-    .api_version = IBSM_ROUTING_API_VERSION,
-    .name = "updn",
-    .summary = "up*/down*: deadlock-free on one VL on any topology, roots from "
-	       "root_guid_file or found",
-    .init = updn_init,
-    .route = updn_engine_route,
-    .fini = updn_fini,
-};
+IBSM_ROUTING_ENGINE(updn,
+		    .summary = "up*/down*: deadlock-free on one VL on any topology, roots from "
+			       "root_guid_file or found",
+		    .init = updn_init, .route = updn_engine_route, .fini = updn_fini);

@@ -3,8 +3,8 @@
  * line framing, too-long lines, JSON parsing, command dispatch, subscribe)
  * and the argument parsing of the views behind it (lib/status.c: node
  * specs as GUID, LID or name, LFT ranges, routes, config keys), over a
- * real Unix socket as a client sees it, with a command table like the
- * daemon's on the SM of fuzzenv.c.
+ * real Unix socket as a client sees it, with the daemon's command table
+ * (daemon/sockcmds.c) on the SM of fuzzenv.c.
  *
  * Input: the bytes a client writes before it shuts down its sending side.
  * Every reply line must be a JSON object with a boolean "ok", and the
@@ -30,6 +30,7 @@
 #include "fuzz.h"
 #include "fuzzenv.h"
 #include "log.h"
+#include "sockcmds.h"
 #include "status.h"
 #include "util.h"
 
@@ -37,144 +38,15 @@ static struct ctl_server *srv;
 static struct fuzzenv *env;
 static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 
-/* --- a command table like the daemon's (daemon/ibsmd.c) --- */
-
-static json_t *view(json_t *r, struct status_err *se, struct ctl_error *err)
-{
-	if (!r) {
-		err->code = se->code ? se->code : "bad_request";
-		snprintf(err->message, sizeof(err->message), "%s", se->message);
-	}
-	return r;
-}
+/*
+ * --- the daemon's commands (daemon/sockcmds.c) but for those that would
+ * change the process (loglevel, reload) or sweep heavily (sweep, reroute),
+ * plus sweep (light), publish and fail of our own ---
+ */
 
 #define CMD(name)                                                                                  \
 	static json_t *cmd_##name(void *arg, const struct ctl_peer *peer, json_t *req,             \
 				  struct ctl_error *err)
-
-CMD(status)
-{
-	return status_status(env->sm);
-}
-
-CMD(nodes)
-{
-	struct status_node_filter flt = {0};
-	json_t *v;
-	unsigned lid;
-
-	if ((v = json_object_get(req, "type")) && json_is_string(v))
-		flt.type = json_string_value(v);
-	if ((v = json_object_get(req, "name")) && json_is_string(v))
-		flt.name = json_string_value(v);
-	if ((v = json_object_get(req, "guid")) &&
-	    (!json_is_string(v) || status_parse_guid(json_string_value(v), &flt.guid) < 0)) {
-		err->code = "bad_request";
-		return NULL;
-	}
-	if (!ctl_arg_uint(req, "lid", 0xbfff, &lid, err))
-		return NULL;
-	flt.lid = lid;
-	return status_nodes(env->sm, &flt);
-}
-
-CMD(node)
-{
-	struct status_err se = {0};
-	char b[32];
-
-	return view(status_node(env->sm, ctl_arg_spec(req, "node", b, sizeof(b)), &se), &se, err);
-}
-
-CMD(ports)
-{
-	struct status_err se = {0};
-	char b[32];
-
-	return view(status_ports(env->sm, ctl_arg_spec(req, "node", b, sizeof(b)), &se), &se, err);
-}
-
-CMD(links)
-{
-	return status_links(env->sm);
-}
-
-CMD(switches)
-{
-	return status_switches(env->sm);
-}
-
-CMD(lft)
-{
-	struct status_err se = {0};
-	unsigned from, to;
-	char b[32];
-
-	if (!ctl_arg_uint(req, "from", 0xbfff, &from, err) || !ctl_arg_uint(req, "to", 0xbfff, &to, err))
-		return NULL;
-	return view(status_lft(env->sm, ctl_arg_spec(req, "switch", b, sizeof(b)), from, to, &se), &se,
-		    err);
-}
-
-CMD(route)
-{
-	struct status_err se = {0};
-	char b1[32], b2[32];
-	const char *src = ctl_arg_spec(req, "src", b1, sizeof(b1));
-	const char *dst = ctl_arg_spec(req, "dst", b2, sizeof(b2));
-
-	if (!src || !dst) {
-		err->code = "bad_request";
-		return NULL;
-	}
-	return view(status_route(env->sm, src, dst, &se), &se, err);
-}
-
-CMD(lids)
-{
-	return status_lids(env->sm);
-}
-
-CMD(routing)
-{
-	return status_routing(env->sm);
-}
-
-CMD(config)
-{
-	struct status_err se = {0};
-	json_t *k = json_object_get(req, "key");
-
-	if (k && !json_is_string(k)) {
-		err->code = "bad_request";
-		return NULL;
-	}
-	return view(status_config(env->sm, k ? json_string_value(k) : NULL, &se), &se, err);
-}
-
-CMD(counters)
-{
-	return status_counters(env->sm);
-}
-
-CMD(multicast)
-{
-	return status_multicast(env->sm);
-}
-
-CMD(partitions)
-{
-	return status_partitions(env->sm);
-}
-
-CMD(events)
-{
-	unsigned n;
-
-	if (!ctl_arg_uint(req, "n", 100000, &n, err))
-		return NULL;
-	return status_events(env->sm, n ? n : 100);
-}
 
 CMD(sweep)
 {
@@ -206,26 +78,26 @@ CMD(fail)
 	return NULL; /* no code: the server fills one in */
 }
 
-static const struct ctl_cmd cmds[] = {
-    {.name = "status", .fn = cmd_status},
-    {.name = "nodes", .fn = cmd_nodes},
-    {.name = "node", .fn = cmd_node},
-    {.name = "ports", .fn = cmd_ports},
-    {.name = "links", .fn = cmd_links},
-    {.name = "switches", .fn = cmd_switches},
-    {.name = "lft", .fn = cmd_lft},
-    {.name = "route", .fn = cmd_route},
-    {.name = "lids", .fn = cmd_lids},
-    {.name = "routing", .fn = cmd_routing},
-    {.name = "config", .fn = cmd_config},
-    {.name = "counters", .fn = cmd_counters},
-    {.name = "multicast", .fn = cmd_multicast},
-    {.name = "partitions", .fn = cmd_partitions},
-    {.name = "events", .fn = cmd_events},
+static const struct ctl_cmd own_cmds[] = {
     {.name = "sweep", .action = true, .fn = cmd_sweep},
     {.name = "publish", .action = true, .fn = cmd_publish},
     {.name = "fail", .fn = cmd_fail},
 };
+static const char *const left_out[] = {"sweep", "reroute", "loglevel", "reload"};
+
+static struct ctl_cmd cmds[32];
+static size_t ncmds;
+static struct sockcmds_env cmds_env;
+
+static void cmds_add(const struct ctl_cmd *c)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(left_out); i++)
+		if (c->fn != cmd_sweep && !strcmp(c->name, left_out[i]))
+			return;
+	if (ncmds == ARRAY_SIZE(cmds))
+		abort();
+	cmds[ncmds++] = *c;
+}
 
 static void cleanup(void)
 {
@@ -238,10 +110,16 @@ static void setup(void)
 	    .max_request = 2048, .max_clients = 4, .idle_sec = 60, .max_output = 16384};
 
 	env = fuzzenv_get();
+	for (size_t i = 0; i < sockcmds_count; i++)
+		cmds_add(&sockcmds_table[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(own_cmds); i++)
+		cmds_add(&own_cmds[i]);
 	snprintf(sock_path, sizeof(sock_path), "%s/ctl.sock", env->dir);
-	srv = ctl_new(env->base, sock_path, 0600, (gid_t)-1, cmds, ARRAY_SIZE(cmds), NULL, &lim);
+	cmds_env.sm = env->sm;
+	srv = ctl_new(env->base, sock_path, 0600, (gid_t)-1, cmds, ncmds, &cmds_env, &lim);
 	if (!srv)
 		abort();
+	cmds_env.ctl = srv;
 	atexit(cleanup);
 }
 

@@ -13,7 +13,7 @@
 #include "engines.h"
 #include "fuzz.h"
 #include "log.h"
-#include "routing.h"
+#include "route_registry.h"
 #include "topo.h"
 #include "topofile.h"
 

@@ -30,7 +30,7 @@
 #include "conf.h"
 #include "engines.h"
 #include "log.h"
-#include "routing.h"
+#include "route_registry.h"
 #include "simenv.h"
 #include "topo.h"
 #include "topofile.h"
@@ -632,9 +632,11 @@ START_TEST(t_plugin)
 	struct ibsm_topo *t = simenv_load_net(GOLDEN "/fattree-k4.net", 0);
 	struct ibsm_routes *r = routes_new(t), *r0 = route_ok(t, NULL);
 	struct ibsm_conf *c = conf_new();
+	struct ibsm_opts o;
 	char path[300], bad[300], text[512];
 	void *st = NULL;
 
+	route_opts_conf(&o, c);
 	ck_assert_str_eq(ftree_engine.name, "ftree");
 	ck_assert_uint_eq(ftree_engine.api_version, IBSM_ROUTING_API_VERSION);
 
@@ -645,7 +647,7 @@ START_TEST(t_plugin)
 		 t->sw[sw_named(t, "core3")].guid, t->sw[sw_named(t, "core4")].guid);
 	simenv_write_file(path, text);
 	ck_assert_int_eq(conf_set(c, "root_guid_file", path, CONF_FROM_SET, 0, NULL, 0), 0);
-	ck_assert_int_eq(ftree_engine.init(c, &st), 0);
+	ck_assert_int_eq(ftree_engine.init(&o, &st), 0);
 	ck_assert_int_eq(ftree_engine.route(st, t, r), 0);
 	ck_assert_mem_eq(r->lft, r0->lft, (size_t)r->nsw * r->stride);
 	ftree_engine.fini(st);
@@ -654,7 +656,7 @@ START_TEST(t_plugin)
 	snprintf(bad, sizeof(bad), "%s/cn", tmpdir);
 	simenv_write_file(bad, "0x10\nnot-a-guid\n");
 	ck_assert_int_eq(conf_set(c, "cn_guid_file", bad, CONF_FROM_SET, 0, NULL, 0), 0);
-	ck_assert_int_eq(ftree_engine.init(c, &st), 0);
+	ck_assert_int_eq(ftree_engine.init(&o, &st), 0);
 	ck_assert_int_eq(ftree_engine.route(st, t, r), -EINVAL);
 	snprintf(text, sizeof(text), "cn_guid_file: %s:2: not a guid", bad);
 	ck_assert_str_eq(r->why, text);
@@ -664,7 +666,7 @@ START_TEST(t_plugin)
 	ck_assert_int_eq(conf_set(c, "cn_guid_file", "(null)", CONF_FROM_SET, 0, NULL, 0), 0);
 	ck_assert_int_eq(conf_set(c, "io_guid_file", "/nonexistent/io", CONF_FROM_SET, 0, NULL, 0),
 			 0);
-	ck_assert_int_eq(ftree_engine.init(c, &st), 0);
+	ck_assert_int_eq(ftree_engine.init(&o, &st), 0);
 	ck_assert_int_eq(ftree_engine.route(st, t, r), -ENOENT);
 	ck_assert_ptr_nonnull(strstr(r->why, "io_guid_file: /nonexistent/io"));
 	ftree_engine.fini(st);

@@ -17,7 +17,7 @@
 
 #include "conf.h"
 #include "engines.h"
-#include "routing.h"
+#include "route_registry.h"
 #include "simenv.h"
 #include "topo.h"
 #include "verify.h"
@@ -37,71 +37,73 @@ static bool has(const struct conf_errors *e, const char *a, const char *b)
 
 START_TEST(t_load_dir)
 {
-	struct ibsm_router *rt = router_new(PLUGINS);
+	struct ibsm_router *rt = route_registry_new(PLUGINS);
 	struct conf_errors errs = {0};
 	const struct ibsm_routing_engine *e;
 	const char *origin;
 
-	ck_assert_int_ge(router_load_dir(rt, &errs), 1);
+	ck_assert_int_ge(route_load_dir(rt, &errs), 1);
 	ck_assert_uint_eq(errs.n, 0);
-	e = router_engine(rt, 0, &origin);
+	e = route_engine(rt, 0, &origin);
 	ck_assert_ptr_nonnull(e);
 	ck_assert_ptr_nonnull(strstr(origin, "/routing_"));
-	router_del(rt);
+	route_registry_del(rt);
 }
 
 START_TEST(t_refused)
 {
-	struct ibsm_router *rt = router_new(PLUGINS);
+	struct ibsm_router *rt = route_registry_new(PLUGINS);
 	struct conf_errors errs = {0};
+	char other[32];
 
-	ck_assert_int_eq(router_load(rt, PLUGINS "/routing_minhop.so", &errs), 0);
+	ck_assert_int_eq(route_load(rt, PLUGINS "/routing_minhop.so", &errs), 0);
 	/* a different API version */
-	ck_assert_int_lt(router_load(rt, TESTPLUGINS "/bad_version.so", &errs), 0);
-	ck_assert(has(&errs, TESTPLUGINS "/bad_version.so: refused", "api version 42"));
+	ck_assert_int_lt(route_load(rt, TESTPLUGINS "/bad_version.so", &errs), 0);
+	snprintf(other, sizeof(other), "api version %d", IBSM_ROUTING_API_VERSION + 41);
+	ck_assert(has(&errs, TESTPLUGINS "/bad_version.so: refused", other));
 	/* no engine symbol: dlsym's reason */
-	ck_assert_int_lt(router_load(rt, TESTPLUGINS "/no_symbol.so", &errs), 0);
+	ck_assert_int_lt(route_load(rt, TESTPLUGINS "/no_symbol.so", &errs), 0);
 	ck_assert(has(&errs, TESTPLUGINS "/no_symbol.so: refused", "ibsm_routing_engine"));
 	/* a name already taken */
-	ck_assert_int_lt(router_load(rt, TESTPLUGINS "/dup_minhop.so", &errs), 0);
+	ck_assert_int_lt(route_load(rt, TESTPLUGINS "/dup_minhop.so", &errs), 0);
 	ck_assert(has(&errs, "dup_minhop.so: refused: engine \"minhop\" is already loaded from",
 		      "routing_minhop.so"));
 	/* not a shared object at all: dlopen's reason */
-	ck_assert_int_lt(router_load(rt, TOP_SRCDIR "/README.md", &errs), 0);
+	ck_assert_int_lt(route_load(rt, TOP_SRCDIR "/README.md", &errs), 0);
 	ck_assert(has(&errs, "README.md: refused", NULL));
-	ck_assert_int_lt(router_load(rt, "/nonexistent/routing_x.so", &errs), 0);
+	ck_assert_int_lt(route_load(rt, "/nonexistent/routing_x.so", &errs), 0);
 	ck_assert(has(&errs, "/nonexistent/routing_x.so: refused", NULL));
 	conf_errors_free(&errs);
-	router_del(rt);
+	route_registry_del(rt);
 }
 
 START_TEST(t_bad_dir_and_names)
 {
-	struct ibsm_router *rt = router_new("/nonexistent/plugins");
+	struct ibsm_router *rt = route_registry_new("/nonexistent/plugins");
 	struct conf_errors errs = {0};
 	struct ibsm_conf *c = conf_new();
 
-	ck_assert_int_lt(router_load_dir(rt, &errs), 0);
+	ck_assert_int_lt(route_load_dir(rt, &errs), 0);
 	ck_assert(has(&errs, "/nonexistent/plugins: cannot read the plug-in directory", NULL));
 	conf_errors_free(&errs);
-	router_del(rt);
+	route_registry_del(rt);
 
-	rt = router_new(PLUGINS);
-	ck_assert_int_ge(router_load_dir(rt, &errs), 1);
+	rt = route_registry_new(PLUGINS);
+	ck_assert_int_ge(route_load_dir(rt, &errs), 1);
 	ck_assert_int_eq(conf_set(c, "routing_engine", "minhop,nosuch", CONF_FROM_SET, 0, NULL, 0),
 			 0);
-	ck_assert_int_eq(router_configure(rt, c, &errs), -EINVAL);
+	ck_assert_int_eq(route_configure(rt, c, &errs), -EINVAL);
 	ck_assert(has(&errs, "routing_engine: no engine \"nosuch\"", PLUGINS));
 	conf_errors_free(&errs);
 	ck_assert_int_eq(conf_set(c, "routing_engine", " , ", CONF_FROM_SET, 0, NULL, 0), 0);
-	ck_assert_int_eq(router_configure(rt, c, &errs), -EINVAL);
+	ck_assert_int_eq(route_configure(rt, c, &errs), -EINVAL);
 	conf_errors_free(&errs);
 	ck_assert_int_eq(conf_set(c, "routing_engine", "minhop,minhop", CONF_FROM_SET, 0, NULL, 0),
 			 0);
-	ck_assert_int_eq(router_configure(rt, c, &errs), 0);
-	ck_assert_str_eq(router_chain(rt), "minhop");
+	ck_assert_int_eq(route_configure(rt, c, &errs), 0);
+	ck_assert_str_eq(route_chain(rt), "minhop");
 	conf_del(c);
-	router_del(rt);
+	route_registry_del(rt);
 }
 
 /* engines for the chain tests, linked in */
@@ -156,22 +158,22 @@ static struct ibsm_topo *leafspine(void)
 
 START_TEST(t_chain_fallback)
 {
-	struct ibsm_router *rt = router_new(PLUGINS);
+	struct ibsm_router *rt = route_registry_new(PLUGINS);
 	struct conf_errors errs = {0};
 	struct ibsm_conf *c = conf_new();
 	struct ibsm_topo *t = leafspine();
 	struct verify_opts vo = {.credit_loops = true, .credit_loops_fatal = true};
 	struct route_outcome out;
 
-	ck_assert_int_ge(router_load_dir(rt, &errs), 1);
-	ck_assert_int_eq(router_register(rt, &failing, "built-in", &errs), 0);
-	ck_assert_int_eq(router_register(rt, &empty, "built-in", &errs), 0);
-	ck_assert_int_lt(router_register(rt, &failing, "again", &errs), 0);
+	ck_assert_int_ge(route_load_dir(rt, &errs), 1);
+	ck_assert_int_eq(route_register(rt, &failing, "built-in", &errs), 0);
+	ck_assert_int_eq(route_register(rt, &empty, "built-in", &errs), 0);
+	ck_assert_int_lt(route_register(rt, &failing, "again", &errs), 0);
 	conf_errors_free(&errs);
 	ck_assert_int_eq(
 		conf_set(c, "routing_engine", "failing,empty,minhop", CONF_FROM_SET, 0, NULL, 0), 0);
-	ck_assert_int_eq(router_configure(rt, c, &errs), 0);
-	ck_assert_int_eq(router_run(rt, t, &vo, &out), 0);
+	ck_assert_int_eq(route_configure(rt, c, &errs), 0);
+	ck_assert_int_eq(route_run(rt, t, &vo, &out), 0);
 	ck_assert_str_eq(out.engine, "minhop");
 	ck_assert_uint_eq(out.nattempts, 3);
 	ck_assert_str_eq(out.attempts[0].why, "this fabric is not to my taste");
@@ -186,13 +188,13 @@ START_TEST(t_chain_fallback)
 	/* nothing passes: an error, no routes */
 	ck_assert_int_eq(conf_set(c, "routing_engine", "failing,empty", CONF_FROM_SET, 0, NULL, 0),
 			 0);
-	ck_assert_int_eq(router_configure(rt, c, &errs), 0);
-	ck_assert_int_lt(router_run(rt, t, &vo, &out), 0);
+	ck_assert_int_eq(route_configure(rt, c, &errs), 0);
+	ck_assert_int_lt(route_run(rt, t, &vo, &out), 0);
 	ck_assert_ptr_null(out.routes);
 	route_outcome_fini(&out);
 	conf_del(c);
 	topo_del(t);
-	router_del(rt);
+	route_registry_del(rt);
 }
 
 static const char *const small_net = "Hca 1 \"h1\"\n[1] \"leaf1\"[1]\n\n"
@@ -225,8 +227,8 @@ START_TEST(t_worker_thread)
 	/* the SM loads the plug-ins at start; register ours before */
 	memset(&e, 0, sizeof(e));
 	simenv_init(&e, small_net, strlen(small_net), 0, simenv_conf(dir));
-	ck_assert_int_eq(router_register(e.sm->router, &slow, "built-in", &errs), 0);
-	ck_assert_int_eq(router_configure(e.sm->router, c, &errs), 0);
+	ck_assert_int_eq(route_register(e.sm->router, &slow, "built-in", &errs), 0);
+	ck_assert_int_eq(route_configure(e.sm->router, c, &errs), 0);
 	conf_del(c);
 	ev = event_new(e.base, -1, EV_PERSIST, tick, &ticks);
 	event_add(ev, &tv);

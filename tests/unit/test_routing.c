@@ -17,7 +17,7 @@
 #include "fabric.h"
 #include "log.h"
 #include "engines.h"
-#include "routing.h"
+#include "route_registry.h"
 #include "topo.h"
 #include "topofile.h"
 #include "util.h"

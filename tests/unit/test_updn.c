@@ -31,7 +31,7 @@
 #include "conf.h"
 #include "engines.h"
 #include "log.h"
-#include "routing.h"
+#include "route_registry.h"
 #include "simenv.h"
 #include "topo.h"
 #include "topofile.h"
@@ -675,15 +675,17 @@ END_TEST
 static int plugin_run(const char *root_file, const struct ibsm_topo *t, struct ibsm_routes *r)
 {
 	struct ibsm_conf *c = conf_new();
+	struct ibsm_opts o;
 	void *st = NULL;
 	int err;
 
+	route_opts_conf(&o, c);
 	if (root_file)
 		ck_assert_int_eq(
 		    conf_set(c, "root_guid_file", root_file, CONF_FROM_SET, 0, NULL, 0), 0);
 	ck_assert_int_eq(updn_engine.api_version, IBSM_ROUTING_API_VERSION);
 	ck_assert_str_eq(updn_engine.name, "updn");
-	ck_assert_int_eq(updn_engine.init(c, &st), 0);
+	ck_assert_int_eq(updn_engine.init(&o, &st), 0);
 	err = updn_engine.route(st, t, r);
 	updn_engine.fini(st);
 	conf_del(c);
@@ -1121,18 +1123,20 @@ START_TEST(t_file_plugin)
 	struct ibsm_topo *t = simenv_load_net(GOLDEN "/updn/ring4.net", 0);
 	struct ibsm_routes *r = routes_new(t), *want = routes_new(t);
 	struct ibsm_conf *c = conf_new();
+	struct ibsm_opts o;
 	char path[512];
 	void *st = NULL;
 
+	route_opts_conf(&o, c);
 	ck_assert_str_eq(file_engine.name, "file");
-	ck_assert_int_eq(file_engine.init(c, &st), 0);
+	ck_assert_int_eq(file_engine.init(&o, &st), 0);
 	ck_assert_int_eq(file_engine.route(st, t, r), -EINVAL);
 	ck_assert_str_eq(r->why, "lfts_file is not set");
 	file_engine.fini(st);
 
 	snprintf(path, sizeof(path), "%s/lfts", tmpdir);
 	ck_assert_int_eq(conf_set(c, "lfts_file", path, CONF_FROM_SET, 0, NULL, 0), 0);
-	ck_assert_int_eq(file_engine.init(c, &st), 0);
+	ck_assert_int_eq(file_engine.init(&o, &st), 0);
 	conf_del(c); /* the engine keeps its own copy */
 	ck_assert_int_eq(minhop_route(t, want), 0);
 	write_tables(path, t, want, false);

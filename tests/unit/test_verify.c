@@ -20,7 +20,7 @@
 #include "engines.h"
 #include "fabric.h"
 #include "log.h"
-#include "routing.h"
+#include "route_registry.h"
 #include "topo.h"
 #include "util.h"
 #include "verify.h"

@@ -11,8 +11,4 @@ static int route(void *state, const struct ibsm_topo *t, struct ibsm_routes *r)
 	return 0;
 }
 
-__attribute__((visibility("default"))) const struct ibsm_routing_engine ibsm_routing_engine = {
-	.api_version = IBSM_ROUTING_API_VERSION,
-	.name = "minhop",
-	.route = route,
-};
+IBSM_ROUTING_ENGINE(minhop, .route = route);

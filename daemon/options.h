@@ -1,0 +1,84 @@
+/*
+ * options.h: ibsmd's command line. One table row per option (options.c):
+ * an OpenSM-compatible option that sets a configuration key names the key
+ * and is applied through conf_set(), after the file and again after every
+ * reload, so a flag always beats the file; the others fill struct
+ * opts_cmdline.
+ */
+#ifndef IBSMD_OPTIONS_H
+#define IBSMD_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "offline.h"
+
+struct ibsm_conf;
+struct conf_errors;
+
+#define OPTS_MAX_KEYS 64
+/* opts_parse(): go on and run (any other value is the exit status) */
+#define OPTS_RUN (-1)
+
+/* a configuration key given on the command line; value points into argv */
+struct opts_key {
+	const char *key;
+	const char *value;
+};
+
+struct opts_cmdline {
+	const char *conf_path;	 /* -F */
+	const char *create;	 /* -c: write the annotated configuration here */
+	const char *pidfile;	 /* -J */
+	const char *log_level;	 /* --log-level, a valid level name */
+	struct offline_opts offline; /* --offline, --dump-lfts, --report */
+	bool check_only;	 /* --check-config */
+	bool once;		 /* -o */
+	bool background;	 /* -B */
+	bool erase_log;		 /* -e */
+	bool log_file;		 /* -f given */
+	int verbose;		 /* -v, counted */
+	struct opts_key keys[OPTS_MAX_KEYS];
+	size_t nkeys;
+};
+
+/* how a row's option is handled */
+enum opts_kind {
+	OPTS_KEY,	/* sets .key to its argument */
+	OPTS_KEY_TRUE,	/* sets .key to TRUE; no argument */
+	OPTS_STR,	/* its argument into the const char * at .field */
+	OPTS_BOOL,	/* true into the bool at .field; no argument */
+	OPTS_COUNT,	/* one more in the int at .field; no argument */
+	OPTS_LOG_LEVEL, /* --log-level, checked */
+	OPTS_VERSION,
+	OPTS_HELP,
+};
+
+struct opts_row {
+	char letter;	    /* short option; 0: long only */
+	const char *name;   /* long option; one letter: an OpenSM alias left out of --help */
+	const char *arg;    /* its argument in --help ("FILE"); NULL: takes none */
+	enum opts_kind kind;
+	const char *key;    /* OPTS_KEY, OPTS_KEY_TRUE: the configuration key */
+	size_t field;	    /* OPTS_STR, OPTS_BOOL, OPTS_COUNT: offsetof(struct opts_cmdline, ...) */
+	const char *help;   /* NULL: an alias of the row above, not listed */
+};
+
+/* the option table and its length (for the tests) */
+extern const struct opts_row opts_table[];
+extern const size_t opts_nrows;
+
+/*
+ * Parse argv into o (zeroed first). OPTS_RUN to go on; else the exit status:
+ * 0 after --help or --version (printed on out), 2 after a usage message on
+ * err. Numbers and other values are checked by opts_apply().
+ */
+int opts_parse(struct opts_cmdline *o, int argc, char **argv, FILE *out, FILE *err);
+/* set the keys of the command line in c (origin: flag); the number of
+ * errors, each added to errs as "option: key: reason" */
+int opts_apply(const struct opts_cmdline *o, struct ibsm_conf *c, struct conf_errors *errs);
+/* --help */
+void opts_usage(FILE *f);
+
+#endif
