@@ -20,7 +20,7 @@
 #include "lid.h"
 #include "log.h"
 #include "offline.h"
-#include "route_registry.h"
+#include "route_state.h"
 #include "sm.h"
 #include "topo.h"
 #include "topofile.h"
@@ -249,11 +249,12 @@ static void report_error(json_t *report, const struct conf_errors *errs, const c
 /* load and configure the engines: 0, or -1 with the reason in report */
 static int engines_setup(struct ibsm_sm *sm, json_t *report)
 {
+	struct ibsm_router *rt = route_state_router(sm->route);
 	struct conf_errors errs = {0};
 
-	route_load_dir(sm->router, &errs);
+	route_load_dir(rt, &errs);
 	errors_print(&errs);
-	if (route_configure(sm->router, sm->conf, &errs) < 0) {
+	if (route_configure(rt, sm->conf, &errs) < 0) {
 		report_error(report, &errs, "no routing engine");
 		errors_print(&errs);
 		return -1;
@@ -265,11 +266,12 @@ static int engines_setup(struct ibsm_sm *sm, json_t *report)
 static int run_chain(struct ibsm_sm *sm, const struct ibsm_topo *t, const struct verify_opts *vo,
 		 struct route_outcome *out, json_t *report)
 {
+	struct ibsm_router *rt = route_state_router(sm->route);
 	size_t i;
 	int r;
 
-	json_object_set_new(report, "chain", json_string(route_chain(sm->router)));
-	r = route_run(sm->router, t, vo, out);
+	json_object_set_new(report, "chain", json_string(route_chain(rt)));
+	r = route_run(rt, t, vo, out);
 	json_object_set_new(report, "attempts", attempts_json(out));
 	if (r < 0 || !out->routes) {
 		const char *why =

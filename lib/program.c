@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "routing.h"
+#include "route_state.h"
 #include "sweep.h"
 #include "topo.h"
 #include "util.h"
@@ -53,8 +53,8 @@ static void send_block(struct sweep *sw, struct ibsm_node *n, uint16_t block, co
 static bool program_produce(struct sweep *sw)
 {
 	struct ibsm_sm *sm = sw->sm;
-	const struct ibsm_topo *t = sm->topo;
-	const struct ibsm_routes *r = sm->routes;
+	const struct ibsm_topo *t = route_state_topo(sm->route);
+	const struct ibsm_routes *r = route_state_routes(sm->route);
 	uint32_t nblocks = (uint32_t)r->max_lid / IBSM_LFT_BLOCK_SIZE + 1;
 
 	while (sw->it_node < t->nsw) {

@@ -20,7 +20,7 @@
 #include "mcast.h"
 #include "mkey.h"
 #include "pkey.h"
-#include "route_registry.h"
+#include "route_state.h"
 #include "sa/sa.h"
 #include "sm.h"
 #include "smstate.h"
@@ -206,16 +206,12 @@ void sm_apply_conf(struct ibsm_sm *sm, struct ibsm_conf *conf)
 	struct timeval tv;
 	size_t i;
 
-	if (!conf) {
-		conf = sm->deferred_conf;
-		sm->deferred_conf = NULL;
-	} else if (sm->job) {
+	if (route_state_running(sm->route)) {
 		/* the routing thread uses the engines: take it when it is done */
-		conf_del(sm->deferred_conf);
-		sm->deferred_conf = conf;
+		route_state_defer(sm->route, conf);
 		return;
 	}
-	if (route_configure(sm->router, conf, &errs) < 0) {
+	if (route_configure(route_state_router(sm->route), conf, &errs) < 0) {
 		for (i = 0; i < errs.n; i++)
 			log_warnx("reload: %s", errs.msg[i]);
 		log_warnx("reload: routing engines unchanged");
@@ -261,14 +257,13 @@ struct ibsm_sm *sm_new(struct event_base *base, struct ibsm_conf *conf, struct i
 	sm->mcast = mcast_new(sm);
 	sm->dump = dump_new();
 	events_init(&sm->events, 1000);
-	snprintf(sm->routing.engine, sizeof(sm->routing.engine), "none");
 	path = conf->cache_dir ? xasprintf("%s/guid2lid", conf->cache_dir) : NULL;
 	sm->lids = lidmgr_new(path);
 	free(path);
 	path = conf->cache_dir ? xasprintf("%s/guid2mkey", conf->cache_dir) : NULL;
 	sm->mkeys = mkey_new(path);
 	free(path);
-	sm->router = route_registry_new(conf->plugin_dir ? conf->plugin_dir : PKGLIBDIR);
+	sm->route = route_state_new(base, conf->plugin_dir ? conf->plugin_dir : PKGLIBDIR);
 	sm->start_ev = evtimer_new(base, start_cb, sm);
 	sm->light_timer = event_new(base, -1, EV_PERSIST, light_timer_cb, sm);
 	sm->hold_timer = evtimer_new(base, hold_cb, sm);
@@ -286,7 +281,7 @@ void sm_del(struct ibsm_sm *sm)
 		return;
 	xport_set_space_cb(sm->xport, NULL, NULL);
 	if (sm->sweep)
-		sweep_cancel(sm->sweep); /* joins the routing thread (route_worker.c) */
+		sweep_cancel(sm->sweep); /* joins the routing thread (route_phase.c) */
 	smstate_fini(sm);
 	sa_del(sm->sa);
 	sm->sa = NULL;
@@ -303,11 +298,7 @@ void sm_del(struct ibsm_sm *sm)
 	event_free(sm->light_timer);
 	event_free(sm->hold_timer);
 	event_free(sm->retry_timer);
-	routes_del(sm->routes);
-	topo_del(sm->topo);
-	route_outcome_fini(&sm->last_route);
-	route_registry_del(sm->router);
-	conf_del(sm->deferred_conf);
+	route_state_del(sm->route);
 	lidmgr_del(sm->lids);
 	mkey_del(sm->mkeys);
 	dump_del(sm->dump);
@@ -352,17 +343,17 @@ int sm_start(struct ibsm_sm *sm)
 	mkey_check_conf(sm->conf);
 	conf_errors_free(&errs);
 	errs = (struct conf_errors){0};
-	r = route_load_dir(sm->router, &errs);
+	r = route_load_dir(route_state_router(sm->route), &errs);
 	for (i = 0; i < errs.n; i++)
 		log_warnx("%s", errs.msg[i]);
 	conf_errors_free(&errs);
-	if (route_configure(sm->router, sm->conf, &errs) < 0) {
+	if (route_configure(route_state_router(sm->route), sm->conf, &errs) < 0) {
 		for (i = 0; i < errs.n; i++)
 			log_msg(IBSM_LOG_ERROR, "%s", errs.msg[i]);
 		conf_errors_free(&errs);
 		return -EINVAL;
 	}
-	log_info("routing engines: %s", route_chain(sm->router));
+	log_info("routing engines: %s", route_chain(route_state_router(sm->route)));
 	smstate_init(sm);
 	sm->sa = sa_new(sm);
 	if (sm->conf->sweep_interval > 0) {

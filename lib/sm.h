@@ -21,7 +21,6 @@
 #include "events.h"
 #include "fabric.h"
 #include "mad/smp.h"
-#include "route_registry.h"
 
 struct event;
 struct event_base;
@@ -30,7 +29,7 @@ struct ibsm_lidmgr;
 struct ibsm_mkeys;
 struct ibsm_topo;
 struct sweep;
-struct route_job;
+struct ibsm_route_state;
 struct ibsm_sa;
 struct ibsm_partitions;
 struct ibsm_mcast;
@@ -98,7 +97,6 @@ struct ibsm_sm {
 	bool want_light;
 	bool want_region;              /* a targeted sweep around region_seeds */
 	bool region_reroute;           /* a targeted sweep may have no seeds: route in full */
-	bool routes_patched;           /* the routes in use were repaired, not engine-made */
 	struct u64map region_seeds;    /* node GUIDs that reported a change (region.c) */
 	char want_why[128];
 	struct event *start_ev;        /* starts a wanted sweep from the loop */
@@ -108,25 +106,12 @@ struct ibsm_sm {
 	unsigned failed_in_row;
 	struct ibsm_dump *dump;        /* owned: OpenSM's dump files (dump.c) */
 
-	struct ibsm_topo *topo;        /* snapshot the routes were computed on */
-	struct ibsm_routes *routes;    /* last routes programmed */
-	struct ibsm_router *router;    /* routing engines and the chain */
-	struct route_job *job;         /* routing running on the worker thread (route_worker.c) */
-	struct route_outcome last_route; /* engines tried in the last run (no routes) */
-	struct ibsm_conf *deferred_conf; /* reload waiting for routing to finish */
+	struct ibsm_route_state *route; /* owned: engines, routes in use, the worker (route_state.c) */
 
 	struct ibsm_events events;     /* the last events, for the events view */
 	struct ibsm_sa *sa;            /* the Subnet Administrator (sa/sa.c) */
 	struct ibsm_partitions *parts; /* partitions (pkey.c) */
 	struct ibsm_mcast *mcast;      /* multicast groups (mcast.c) */
-	struct ibsm_routing_info {
-		char engine[32];       /* engine that made the routes in use */
-		uint64_t ms;           /* how long it took */
-		uint64_t at_ms;        /* when (monotonic) */
-		int result;            /* 0 or -errno of the last run */
-		char why[256];         /* reason of the last failure */
-		uint32_t runs, failures;
-	} routing;
 	struct ibsm_sm_stats stats;
 	struct ibsm_sweep_result last_heavy;
 	struct ibsm_sweep_result last_light;
@@ -160,7 +145,8 @@ void sm_event(struct ibsm_sm *sm, const char *type, const char *fmt, ...)
  * Take a new configuration (SIGHUP, reload): conf is taken over and must
  * already hold the old values of keys that cannot change at run time.
  * Applies transport parameters and the sweep interval, then asks for a
- * heavy sweep.
+ * heavy sweep. While routing runs, the reload waits in the routing state
+ * (the worker reads the engines); the route phase applies it after.
  */
 void sm_apply_conf(struct ibsm_sm *sm, struct ibsm_conf *conf);
 /* true while a sweep runs */

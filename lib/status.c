@@ -17,7 +17,7 @@
 #include "mcast.h"
 #include "mkey.h"
 #include "pkey.h"
-#include "route_registry.h"
+#include "route_state.h"
 #include "topo.h"
 #include "sm.h"
 #include "smstate.h"
@@ -762,35 +762,37 @@ static json_t *attempts_json(const struct route_outcome *out)
 
 json_t *status_routing(const struct ibsm_sm *sm)
 {
-	const struct ibsm_routing_info *ri = &sm->routing;
+	const struct ibsm_routing_info *ri = route_state_info(sm->route);
+	struct ibsm_router *rt = route_state_router(sm->route);
+	const struct ibsm_topo *t = route_state_topo(sm->route);
+	const struct ibsm_routes *r = route_state_routes(sm->route);
 	const struct ibsm_routing_engine *e;
 	const char *origin;
 	json_t *engines = json_array();
 	size_t i;
 	json_t *o;
 
-	for (i = 0; (e = route_engine(sm->router, i, &origin)); i++)
+	for (i = 0; (e = route_engine(rt, i, &origin)); i++)
 		json_array_append_new(engines, json_pack("{s:s, s:s, s:s}", "name", e->name,
 							 "summary", e->summary ? e->summary : "",
 							 "from", origin));
 	o = json_pack(
 		"{s:s, s:s, s:o, s:o, s:s?, s:I, s:I, s:I, s:I, s:b}", "engine", ri->engine, "chain",
-		route_chain(sm->router), "engines", engines, "last_attempts",
-		attempts_json(&sm->last_route), "configured",
+		route_chain(rt), "engines", engines, "last_attempts",
+		attempts_json(route_state_last(sm->route)), "configured",
 		sm->conf->routing_engine, "runs", (json_int_t)ri->runs, "failures",
 		(json_int_t)ri->failures, "last_ms", (json_int_t)ri->ms, "last_age_s",
 		(json_int_t)(ri->at_ms ? (now_ms() - ri->at_ms) / 1000 : 0), "last_ok",
 		ri->result == 0);
 	json_object_set_new(o, "verify", json_string(sm->conf->routing_verify));
-	json_object_set_new(o, "running", json_boolean(sm->job != NULL));
+	json_object_set_new(o, "running", json_boolean(route_state_running(sm->route)));
 
 	if (ri->why[0])
 		json_object_set_new(o, "last_error", json_string(ri->why));
-	if (sm->topo && sm->routes)
+	if (t && r)
 		json_object_set_new(o, "tables",
-				    json_pack("{s:i, s:i, s:i}", "switches", sm->topo->nsw,
-					      "end_ports", sm->topo->nep, "max_lid",
-					      sm->routes->max_lid));
+				    json_pack("{s:i, s:i, s:i}", "switches", t->nsw, "end_ports",
+					      t->nep, "max_lid", r->max_lid));
 	json_object_set_new(o, "lft_blocks_sent_last",
 			    json_integer(sm->last_heavy.blocks_sent));
 	return o;

@@ -22,6 +22,7 @@
 #include "log.h"
 #include "mad/bits.h"
 #include "mkey.h"
+#include "route_state.h"
 #include "sa/sa.h"
 #include "smstate.h"
 #include "sweep.h"
@@ -566,8 +567,7 @@ static void sweep_finish(struct sweep *sw)
 		finish_heavy(sw, &res);
 	else
 		finish_light(sw, &res);
-	if (res.region && sm->routes_patched && !sm->want_heavy) {
-		sm->routes_patched = false;
+	if (res.region && !sm->want_heavy && route_state_take_patched(sm->route)) {
 		sm->want_region = true;
 		sm->region_reroute = true;
 		if (!sm->want_why[0])

@@ -45,9 +45,9 @@
  * the module it programs for: lids (link.c), mkeys (rekey.c, through
  * mkey.h), parts (pkey_phase.c, through pkey.h), mcast (mft_phase.c,
  * through mcast.h), smst (election.c, through smstate.h), region_seeds
- * and region_reroute (region.c, light.c), and the routing state (topo,
- * routes, router, job, routing, last_route, deferred_conf: route_worker.c;
- * program.c reads topo and routes). Nothing else.
+ * and region_reroute (region.c, light.c), and route, the routing state
+ * (route_phase.c starts its worker; program.c reads the routes through
+ * route_state.h; sweep.c asks whether they were patched). Nothing else.
  */
 #ifndef IBSM_SWEEP_H
 #define IBSM_SWEEP_H
@@ -187,7 +187,7 @@ extern const struct ibsm_phase region_phase;    /* region.c: the targeted walk *
 extern const struct ibsm_phase light_phase;     /* light.c: SwitchInfo of every switch */
 extern const struct ibsm_phase election_phase;  /* election.c: SMInfo of the other SMs */
 extern const struct ibsm_phase link_configure_phase; /* link.c: LIDs, PortInfo, arm */
-extern const struct ibsm_phase route_phase;     /* route_worker.c: the engines */
+extern const struct ibsm_phase route_phase;     /* route_phase.c: the engines */
 extern const struct ibsm_phase program_phase;   /* program.c: SwitchInfo, LFT blocks */
 extern const struct ibsm_phase pkey_phase;      /* pkey_phase.c: P_Key tables */
 extern const struct ibsm_phase mft_phase;       /* mft_phase.c: MFT blocks */

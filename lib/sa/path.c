@@ -86,7 +86,7 @@
 #include "mad/bits.h"
 #include "mad/sa.h"
 #include "pkey.h"
-#include "routing.h"
+#include "route_state.h"
 #include "sa/sa.h"
 #include "sa/sa_int.h"
 #include "sa/view.h"
@@ -228,10 +228,10 @@ static void take(struct leg *g, const struct ibsm_port *p)
 /* the switch's index in the routes, TOPO_NONE if they do not route it */
 static uint32_t sw_index(const struct ibsm_sm *sm, const struct ibsm_node *n)
 {
-	const struct ibsm_topo *t = sm->topo;
+	const struct ibsm_topo *t = route_state_topo(sm->route);
 	uint16_t lid = n->ports[0].lid;
 
-	if (!t || !sm->routes)
+	if (!t || !route_state_routes(sm->route))
 		return TOPO_NONE;
 	if (lid && lid <= t->max_lid && t->lids[lid].ep == TOPO_NONE) {
 		uint32_t i = t->lids[lid].sw;
@@ -246,7 +246,7 @@ static uint32_t sw_index(const struct ibsm_sm *sm, const struct ibsm_node *n)
 /* where switch n sends dlid: what it holds where known, else what routing chose */
 static uint8_t lft_port(const struct ibsm_sm *sm, const struct ibsm_node *n, uint16_t dlid)
 {
-	const struct ibsm_routes *r = sm->routes;
+	const struct ibsm_routes *r = route_state_routes(sm->route);
 	uint32_t i;
 
 	if (n->lft && dlid < n->lft_len && n->lft_known[dlid / IBSM_LFT_BLOCK_SIZE])
@@ -266,7 +266,7 @@ static bool walk(const struct ibsm_sm *sm, const struct ibsm_port *s, const stru
 {
 	const struct ibsm_node *n, *ingress;
 	const struct ibsm_port *p;
-	const struct ibsm_routes *r = sm->routes;
+	const struct ibsm_routes *r = route_state_routes(sm->route);
 
 	memset(g, 0, sizeof(*g));
 	take(g, s);

@@ -15,6 +15,7 @@
 #include "fuzzenv.h"
 #include "log.h"
 #include "pkey.h"
+#include "route_state.h"
 #include "xport.h"
 
 
@@ -177,10 +178,10 @@ void fuzzenv_settle(struct fuzzenv *e)
 
 	/* a routing run on the worker thread must not outlive the input: the
 	 * leak check at its end would see the thread's memory in flight */
-	for (spins = 0; e->sm->job && spins < 100000; spins++)
-		if (event_base_loop(e->base, EVLOOP_ONCE | EVLOOP_NONBLOCK) != 0 || e->sm->job)
+	for (spins = 0; route_state_running(e->sm->route) && spins < 100000; spins++)
+		if (event_base_loop(e->base, EVLOOP_ONCE | EVLOOP_NONBLOCK) != 0 || route_state_running(e->sm->route))
 			usleep(100);
-	if (e->sm->job) {
+	if (route_state_running(e->sm->route)) {
 		fprintf(stderr, "fuzzenv: routing never finishes\n");
 		abort();
 	}

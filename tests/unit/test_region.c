@@ -17,6 +17,7 @@
 #include <event2/event.h>
 
 #include "fakefab.h"
+#include "route_state.h"
 #include "simenv.h"
 #include "sm.h"
 #include "topofile.h"
@@ -182,7 +183,7 @@ START_TEST(t_cut_link)
 	ck_assert(!e.last.escalated);
 	ck_assert_uint_eq(e.sm->stats.region_sweeps, 1);
 	ck_assert_uint_eq(e.sm->stats.heavy_sweeps, 1);
-	ck_assert_int_eq(e.sm->routing.result, 0); /* routed and verified */
+	ck_assert_int_eq(route_state_info(e.sm->route)->result, 0); /* routed and verified */
 	ck_assert_uint_eq(e.sm->fabric.nlinks, 47);
 	ck_assert_uint_eq(e.sm->fabric.nnodes, 36);
 	/* far below a heavy sweep's SMPs, and every SMP the fabric saw is counted */
@@ -203,11 +204,11 @@ START_TEST(t_cut_link)
 	free(before);
 	free(after);
 	/* the routes were repaired in place; the engine's own run follows */
-	ck_assert_msg(strstr(e.sm->routing.engine, "+patch"), "engine %s", e.sm->routing.engine);
+	ck_assert_msg(strstr(route_state_info(e.sm->route)->engine, "+patch"), "engine %s", route_state_info(e.sm->route)->engine);
 	simenv_run_heavy(&e, 3);
 	ck_assert_msg(e.last.ok, "%s", e.last.reason);
 	ck_assert(e.last.region);
-	ck_assert_msg(!strstr(e.sm->routing.engine, "+patch"), "engine %s", e.sm->routing.engine);
+	ck_assert_msg(!strstr(route_state_info(e.sm->route)->engine, "+patch"), "engine %s", route_state_info(e.sm->route)->engine);
 	ck_assert_uint_eq(e.sm->stats.region_sweeps, 2);
 	ck_assert_uint_eq(e.last.ports_set, 0);
 	check_routes(&e);

@@ -23,7 +23,7 @@
 #include "mad/rmpp.h"
 #include "mad/sa.h"
 #include "mad/smp.h"
-#include "routing.h"
+#include "route_state.h"
 #include "sa/sa.h"
 #include "sa/sa_int.h"
 #include "saclient.h"
@@ -750,11 +750,12 @@ START_TEST(t_sl)
 	get_lids(H1, H4, C(SL), &q, &a);
 	ck_assert_uint_eq(one(&a)->sl, 5);
 	/* the engine's SL for traffic entering at sw1 for h4 */
-	r = e.sm->routes;
+	/* the test plays an engine that sets SLs: it writes the routes in use */
+	r = (struct ibsm_routes *)route_state_routes(e.sm->route);
 	r->sl = xcalloc((size_t)r->nsw * r->stride, 1);
 	r->num_vls = 4;
 	for (i = 0; i < r->nsw; i++)
-		r->sl[(size_t)i * r->stride + lid_of(H4)] = e.sm->topo->sw[i].guid ==
+		r->sl[(size_t)i * r->stride + lid_of(H4)] = route_state_topo(e.sm->route)->sw[i].guid ==
 								   fakefab_node_guid(e.ff, SW1)
 							   ? 3
 							   : 1;
