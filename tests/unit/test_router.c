@@ -17,7 +17,7 @@
 
 #include "conf.h"
 #include "engines.h"
-#include "route_registry.h"
+#include "route_state.h"
 #include "simenv.h"
 #include "topo.h"
 #include "verify.h"
@@ -197,6 +197,98 @@ START_TEST(t_chain_fallback)
 	route_registry_del(rt);
 }
 
+/* what the completion callback saw */
+struct done_seen {
+	unsigned calls;
+	bool routed;
+};
+
+static void job_done(void *arg, bool routed)
+{
+	struct done_seen *d = arg;
+
+	d->calls++;
+	d->routed = routed;
+}
+
+/* run one job on the state's worker and wait on the loop for its callback */
+static void run_job(struct ibsm_route_state *rs, struct event_base *base, struct done_seen *d)
+{
+	struct verify_opts vo = {.credit_loops = true, .credit_loops_fatal = true};
+	unsigned before = d->calls;
+
+	route_state_start(rs, leafspine(), &vo, false, job_done, d);
+	ck_assert(route_state_running(rs));
+	while (d->calls == before)
+		event_base_loop(base, EVLOOP_ONCE);
+	ck_assert_uint_eq(d->calls, before + 1);
+	ck_assert(!route_state_running(rs));
+}
+
+/* the routing state alone, no SM: jobs, results, a failure, del while running */
+START_TEST(t_route_state)
+{
+	struct event_base *base = event_base_new();
+	struct ibsm_route_state *rs = route_state_new(base, PLUGINS);
+	struct ibsm_router *rt = route_state_router(rs);
+	struct verify_opts vo = {.credit_loops = true};
+	struct conf_errors errs = {0};
+	struct ibsm_conf *c = conf_new();
+	struct done_seen d = {0};
+	const struct ibsm_routes *r;
+
+	route_state_del(NULL);
+	ck_assert_ptr_null(route_state_routes(rs));
+	ck_assert_ptr_null(route_state_topo(rs));
+	ck_assert_str_eq(route_state_info(rs)->engine, "none");
+	ck_assert_int_ge(route_load_dir(rt, &errs), 1);
+	ck_assert_int_eq(route_register(rt, &failing, "built-in", &errs), 0);
+	ck_assert_int_eq(route_register(rt, &slow, "built-in", &errs), 0);
+	ck_assert_int_eq(conf_set(c, "routing_engine", "minhop", CONF_FROM_SET, 0, NULL, 0), 0);
+	ck_assert_int_eq(route_configure(rt, c, &errs), 0);
+
+	run_job(rs, base, &d);
+	ck_assert(d.routed);
+	r = route_state_routes(rs);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->nsw, 3);
+	ck_assert_uint_eq(route_state_topo(rs)->nsw, 3);
+	ck_assert_uint_ne(routes_lft(r, 0)[4], ROUTE_NONE); /* the spine reaches h1 */
+	ck_assert_str_eq(route_state_info(rs)->engine, "minhop");
+	ck_assert_uint_eq(route_state_info(rs)->runs, 1);
+	ck_assert_int_eq(route_state_info(rs)->result, 0);
+	ck_assert_uint_eq(route_state_last(rs)->nattempts, 1);
+	ck_assert_ptr_null(route_state_last(rs)->routes);
+	ck_assert(!route_state_take_patched(rs));
+
+	/* every engine fails: the routes in use stay */
+	ck_assert_int_eq(conf_set(c, "routing_engine", "failing", CONF_FROM_SET, 0, NULL, 0), 0);
+	ck_assert_int_eq(route_configure(rt, c, &errs), 0);
+	run_job(rs, base, &d);
+	ck_assert(!d.routed);
+	ck_assert_ptr_eq(route_state_routes(rs), r);
+	ck_assert_uint_eq(route_state_info(rs)->failures, 1);
+	ck_assert_str_eq(route_state_info(rs)->why, "this fabric is not to my taste");
+	ck_assert_str_eq(route_state_info(rs)->engine, "minhop");
+
+	/* a reload kept for after the job, handed back once */
+	route_state_defer(rs, conf_new());
+	route_state_defer(rs, c); /* replaces the first */
+	ck_assert_ptr_eq(route_state_take_deferred(rs), c);
+	ck_assert_ptr_null(route_state_take_deferred(rs));
+
+	/* del while a job runs: joins the worker, drops the result, no callback */
+	ck_assert_int_eq(conf_set(c, "routing_engine", "slow", CONF_FROM_SET, 0, NULL, 0), 0);
+	ck_assert_int_eq(route_configure(rt, c, &errs), 0);
+	route_state_start(rs, leafspine(), &vo, true, job_done, &d);
+	ck_assert(route_state_running(rs));
+	route_state_del(rs);
+	ck_assert_uint_eq(d.calls, 2);
+	conf_errors_free(&errs);
+	conf_del(c);
+	event_base_free(base);
+}
+
 static const char *const small_net = "Hca 1 \"h1\"\n[1] \"leaf1\"[1]\n\n"
 				     "Hca 1 \"h2\"\n[1] \"leaf2\"[1]\n\n"
 				     "Switch 8 \"leaf1\"\n[5] \"spine1\"[1]\n\n"
@@ -220,6 +312,7 @@ START_TEST(t_worker_thread)
 	struct event *ev;
 	struct timeval tv = {0, 10000};
 	unsigned ticks = 0, during = 0;
+	struct ibsm_router *rt;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	c = simenv_conf(dir);
@@ -227,14 +320,15 @@ START_TEST(t_worker_thread)
 	/* the SM loads the plug-ins at start; register ours before */
 	memset(&e, 0, sizeof(e));
 	simenv_init(&e, small_net, strlen(small_net), 0, simenv_conf(dir));
-	ck_assert_int_eq(route_register(e.sm->router, &slow, "built-in", &errs), 0);
-	ck_assert_int_eq(route_configure(e.sm->router, c, &errs), 0);
+	rt = route_state_router(e.sm->route);
+	ck_assert_int_eq(route_register(rt, &slow, "built-in", &errs), 0);
+	ck_assert_int_eq(route_configure(rt, c, &errs), 0);
 	conf_del(c);
 	ev = event_new(e.base, -1, EV_PERSIST, tick, &ticks);
 	event_add(ev, &tv);
-	while (!e.sm->job)
+	while (!route_state_running(e.sm->route))
 		event_base_loop(e.base, EVLOOP_ONCE);
-	while (e.sm->job) {
+	while (route_state_running(e.sm->route)) {
 		event_base_loop(e.base, EVLOOP_ONCE);
 		during = ticks;
 	}
@@ -242,7 +336,7 @@ START_TEST(t_worker_thread)
 	ck_assert_uint_ge(during, 10);
 	simenv_run_heavy(&e, 1);
 	ck_assert_msg(e.last.ok, "%s", e.last.reason);
-	ck_assert_str_eq(e.sm->routing.engine, "slow");
+	ck_assert_str_eq(route_state_info(e.sm->route)->engine, "slow");
 	event_free(ev);
 	simenv_fini(&e);
 	rmdir(dir);
@@ -261,6 +355,7 @@ int main(void)
 	tcase_add_test(tc, t_bad_dir_and_names);
 	tcase_add_test(tc, t_chain_fallback);
 	tcase_add_test(tc, t_worker_thread);
+	tcase_add_test(tc, t_route_state);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
