@@ -41,7 +41,8 @@ struct ibsm_routing_info {
 typedef void route_state_done_fn(void *arg, bool routed);
 
 /* an empty state with a registry that looks for plug-ins in plugin_dir;
- * the worker hands its result back through base */
+ * the worker hands its result back through base, which must have been
+ * made after evthread_use_pthreads() (the worker activates an event) */
 struct ibsm_route_state *route_state_new(struct event_base *base, const char *plugin_dir);
 /* joins a running worker first (its result is dropped); NULL is a no-op */
 void route_state_del(struct ibsm_route_state *rs);

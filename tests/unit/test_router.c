@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <event2/event.h>
+#include <event2/thread.h>
 
 #include "conf.h"
 #include "engines.h"
@@ -228,15 +229,20 @@ static void run_job(struct ibsm_route_state *rs, struct event_base *base, struct
 /* the routing state alone, no SM: jobs, results, a failure, del while running */
 START_TEST(t_route_state)
 {
-	struct event_base *base = event_base_new();
-	struct ibsm_route_state *rs = route_state_new(base, PLUGINS);
-	struct ibsm_router *rt = route_state_router(rs);
+	struct event_base *base;
+	struct ibsm_route_state *rs;
+	struct ibsm_router *rt;
 	struct verify_opts vo = {.credit_loops = true};
 	struct conf_errors errs = {0};
 	struct ibsm_conf *c = conf_new();
 	struct done_seen d = {0};
 	const struct ibsm_routes *r;
 
+	/* the worker activates its done event from its thread */
+	ck_assert_int_eq(evthread_use_pthreads(), 0);
+	base = event_base_new();
+	rs = route_state_new(base, PLUGINS);
+	rt = route_state_router(rs);
 	route_state_del(NULL);
 	ck_assert_ptr_null(route_state_routes(rs));
 	ck_assert_ptr_null(route_state_topo(rs));
