@@ -174,14 +174,16 @@ void fuzzenv_run(struct fuzzenv *e, unsigned rounds)
 
 void fuzzenv_settle(struct fuzzenv *e)
 {
+	struct ibsm_route_state *rs = e->sm->route;
 	unsigned spins;
 
 	/* a routing run on the worker thread must not outlive the input: the
 	 * leak check at its end would see the thread's memory in flight */
-	for (spins = 0; route_state_running(e->sm->route) && spins < 100000; spins++)
-		if (event_base_loop(e->base, EVLOOP_ONCE | EVLOOP_NONBLOCK) != 0 || route_state_running(e->sm->route))
+	for (spins = 0; route_state_running(rs) && spins < 100000; spins++)
+		if (event_base_loop(e->base, EVLOOP_ONCE | EVLOOP_NONBLOCK) != 0 ||
+		    route_state_running(rs))
 			usleep(100);
-	if (route_state_running(e->sm->route)) {
+	if (route_state_running(rs)) {
 		fprintf(stderr, "fuzzenv: routing never finishes\n");
 		abort();
 	}

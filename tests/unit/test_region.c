@@ -204,11 +204,13 @@ START_TEST(t_cut_link)
 	free(before);
 	free(after);
 	/* the routes were repaired in place; the engine's own run follows */
-	ck_assert_msg(strstr(route_state_info(e.sm->route)->engine, "+patch"), "engine %s", route_state_info(e.sm->route)->engine);
+	ck_assert_msg(strstr(route_state_info(e.sm->route)->engine, "+patch"), "engine %s",
+		      route_state_info(e.sm->route)->engine);
 	simenv_run_heavy(&e, 3);
 	ck_assert_msg(e.last.ok, "%s", e.last.reason);
 	ck_assert(e.last.region);
-	ck_assert_msg(!strstr(route_state_info(e.sm->route)->engine, "+patch"), "engine %s", route_state_info(e.sm->route)->engine);
+	ck_assert_msg(!strstr(route_state_info(e.sm->route)->engine, "+patch"), "engine %s",
+		      route_state_info(e.sm->route)->engine);
 	ck_assert_uint_eq(e.sm->stats.region_sweeps, 2);
 	ck_assert_uint_eq(e.last.ports_set, 0);
 	check_routes(&e);
