@@ -71,6 +71,24 @@ void sm_sweep_done(struct ibsm_sm *sm, const struct ibsm_sweep_result *res)
 	sm_schedule(sm);
 }
 
+/* guid2lid, guid2mkey and OpenSM's dump files, for tools made for OpenSM; never fatal */
+void sm_save_after_sweep(struct ibsm_sm *sm, const struct ibsm_sweep_result *res)
+{
+	int err;
+
+	err = lidmgr_save(sm->lids);
+	if (err < 0 && err != -EUCLEAN)
+		log_warnx("cannot save guid2lid: %s", strerror(-err));
+	err = mkey_save(sm->mkeys);
+	if (err < 0)
+		log_warnx("cannot save guid2mkey: %s", strerror(-err));
+	/* OpenSM's dump files, for tools made for OpenSM; never fatal */
+	dump_after_sweep(sm->dump, &(struct dump_model){&sm->fabric, sm->sm_lid, sm->max_lid},
+			 sm->conf,
+			 res->blocks_sent || res->nodes_added || res->nodes_removed ||
+				 res->lids_changed);
+}
+
 /* a heavy sweep covers every region and what a light one would see */
 static void begin_heavy(struct ibsm_sm *sm)
 {

@@ -136,6 +136,8 @@ void sm_trap_change(struct ibsm_sm *sm, const char *why);
 void sm_trap_region(struct ibsm_sm *sm, uint16_t issuer_lid, const char *why);
 /* ask for a targeted sweep around node guid (light sweeps, tests) */
 void sm_request_region(struct ibsm_sm *sm, uint64_t guid, const char *why);
+/* after a configuring sweep: guid2lid, guid2mkey and the dump files (sweep.c) */
+void sm_save_after_sweep(struct ibsm_sm *sm, const struct ibsm_sweep_result *res);
 /* save state (guid2lid) now, e.g. at exit */
 int sm_save(struct ibsm_sm *sm);
 /* emit an event through the hooks and the log */

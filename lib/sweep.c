@@ -17,8 +17,6 @@
 
 #include <event2/event.h>
 
-#include "dump.h"
-#include "lid.h"
 #include "log.h"
 #include "mad/bits.h"
 #include "mkey.h"
@@ -449,24 +447,6 @@ static void finish_read_only(struct ibsm_sm *sm, struct ibsm_sweep_result *res)
 		 sm->fabric.nlinks, res->errors);
 }
 
-/* guid2lid, guid2mkey and OpenSM's dump files, for tools made for OpenSM; never fatal */
-static void save_state(struct ibsm_sm *sm, const struct ibsm_sweep_result *res)
-{
-	int err;
-
-	err = lidmgr_save(sm->lids);
-	if (err < 0 && err != -EUCLEAN)
-		log_warnx("cannot save guid2lid: %s", strerror(-err));
-	err = mkey_save(sm->mkeys);
-	if (err < 0)
-		log_warnx("cannot save guid2mkey: %s", strerror(-err));
-	/* OpenSM's dump files, for tools made for OpenSM; never fatal */
-	dump_after_sweep(sm->dump, &(struct dump_model){&sm->fabric, sm->sm_lid, sm->max_lid},
-			 sm->conf,
-			 res->blocks_sent || res->nodes_added || res->nodes_removed ||
-				 res->lids_changed);
-}
-
 /* subnet up, or a heavy sweep again after a backoff */
 static void judge_heavy(struct ibsm_sm *sm, const struct ibsm_sweep_result *res, bool was_up)
 {
@@ -513,7 +493,7 @@ static void finish_heavy(struct sweep *sw, struct ibsm_sweep_result *res)
 		sm->last_heavy = *res;
 		sm->last_heavy_end_ms = now_ms();
 	}
-	save_state(sm, res);
+	sm_save_after_sweep(sm, res);
 	judge_heavy(sm, res, was_up);
 	sm_event(sm, "sweep",
 		 "%s sweep: %" PRIu64 " ms, %u smps, %u nodes, %u links, %u lids assigned, "
