@@ -35,6 +35,7 @@
 #include "topo.h"
 #include "topofile.h"
 #include "verify.h"
+#include "check_main.h"
 
 #define GOLDEN	TOP_SRCDIR "/tests/golden/ftree"
 #define FABRICS TOP_SRCDIR "/tests/fabrics"
@@ -45,8 +46,7 @@ static char tmpdir[256];
 static void setup(void)
 {
 	log_init("test_ftree", IBSM_LOG_ERROR, true, false);
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_ftree.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	ck_assert_ptr_nonnull(check_mkdtemp(tmpdir, sizeof(tmpdir), "test_ftree"));
 }
 
 static void teardown(void)
@@ -772,14 +772,4 @@ static Suite *ftree_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(ftree_suite());
-	int nf;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(ftree_suite)

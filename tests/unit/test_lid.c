@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "lid.h"
 #include "log.h"
 #include "util.h"
+#include "check_main.h"
 
 /* an OpenSM-written guid2lid: not sorted, a blank line after each entry */
 static const char opensm_file[] = "0x0000000000100004 0x0004 0x0004\n"
@@ -1031,14 +1033,24 @@ START_TEST(t_atomic_write)
 }
 END_TEST
 
-int main(void)
+static pid_t basedir_owner;
+
+/* the tests' common directory goes when the runner exits (not a forked test: atexit
+ * handlers run in those too) */
+static void basedir_remove(void)
+{
+	if (getpid() != basedir_owner)
+		return;
+	rm_rf(basedir);
+	free(basedir);
+}
+
+static Suite *lid_suite(void)
 {
 	Suite *s = suite_create("lid");
 	TCase *tf = tcase_create("file");
 	TCase *ta = tcase_create("assign");
 	TCase *tl = tcase_create("scale");
-	SRunner *sr;
-	int nf;
 
 	tcase_add_checked_fixture(tf, setup, teardown);
 	tcase_add_test(tf, t_load_valid);
@@ -1073,16 +1085,14 @@ int main(void)
 	tcase_add_test(tl, t_large);
 	suite_add_tcase(s, tl);
 
-	basedir = xstrdup("/tmp/test_lid.XXXXXX");
-	if (!mkdtemp(basedir)) {
+	basedir = xmalloc(PATH_MAX);
+	if (!check_mkdtemp(basedir, PATH_MAX, "test_lid")) {
 		perror("mkdtemp");
-		return EXIT_FAILURE;
+		exit(EXIT_FAILURE);
 	}
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	rm_rf(basedir);
-	free(basedir);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	basedir_owner = getpid();
+	atexit(basedir_remove);
+	return s;
 }
+
+CHECK_MAIN(lid_suite)

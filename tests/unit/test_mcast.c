@@ -25,6 +25,7 @@
 #include "simenv.h"
 #include "sm.h"
 #include "topofile.h"
+#include "check_main.h"
 
 /*
  * h1 (the SM) and h2 on leaf1, a 20-port switch (port 17: the second MFT
@@ -1086,13 +1087,4 @@ static Suite *mcast_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(mcast_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(mcast_suite)

@@ -17,6 +17,7 @@
 #include "log.h"
 #include "partconf.h"
 #include "util.h"
+#include "check_main.h"
 
 static struct partconf *parse_ok(const char *text)
 {
@@ -523,12 +524,12 @@ END_TEST
 
 START_TEST(t_load)
 {
-	char dir[] = "/tmp/ibsm-test-partconf.XXXXXX", path[128];
+	char dir[64], path[128];
 	struct conf_errors errs = {0};
 	struct partconf *pc;
 	FILE *f;
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_ptr_nonnull(check_mkdtemp(dir, sizeof(dir), "ibsm-test-partconf"));
 	snprintf(path, sizeof(path), "%s/none.conf", dir);
 	ck_assert_int_eq(partconf_load(path, &pc, &errs), -ENOENT);
 	ck_assert_uint_eq(errs.n, 0);
@@ -645,12 +646,10 @@ START_TEST(t_random_input)
 }
 END_TEST
 
-int main(void)
+static Suite *partconf_suite(void)
 {
 	Suite *s = suite_create("partconf");
 	TCase *tc = tcase_create("partconf");
-	SRunner *sr;
-	int failed;
 
 	log_init("test", IBSM_LOG_ERROR, true, false);
 	tcase_set_timeout(tc, 120);
@@ -665,9 +664,7 @@ int main(void)
 	tcase_add_test(tc, t_load);
 	tcase_add_test(tc, t_random_input);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+CHECK_MAIN(partconf_suite)

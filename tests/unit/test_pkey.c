@@ -20,6 +20,7 @@
 #include "simenv.h"
 #include "sm.h"
 #include "topofile.h"
+#include "check_main.h"
 
 /* h1 runs the SM; h4 has two ports; leaf1 and leaf2 are cabled on port 5 */
 static const char net[] =
@@ -568,12 +569,10 @@ START_TEST(t_mgroups)
 }
 END_TEST
 
-int main(void)
+static Suite *pkey_suite(void)
 {
 	Suite *s = suite_create("pkey");
 	TCase *tc = tcase_create("pkey");
-	SRunner *sr;
-	int nf;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, t_default_only);
@@ -588,9 +587,7 @@ int main(void)
 	tcase_add_test(tc, t_reload_bad_file);
 	tcase_add_test(tc, t_mgroups);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+CHECK_MAIN(pkey_suite)

@@ -20,6 +20,7 @@
 #include "simenv.h"
 #include "sm.h"
 #include "topofile.h"
+#include "check_main.h"
 
 /* host first: the SM runs there; leaf2 port 3 and leaf1 port 4 are free */
 static const char *const small_net =
@@ -398,11 +399,11 @@ START_TEST(t_disabled)
 {
 	struct simenv e;
 	struct ibsm_conf *c;
-	char dir[64] = "/tmp/ibsmd-region-XXXXXX";
+	char dir[64];
 	char cmd[128];
 	int agg, p;
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_ptr_nonnull(check_mkdtemp(dir, sizeof(dir), "ibsmd-region"));
 	c = simenv_conf(dir);
 	ck_assert_int_eq(conf_set(c, "region_sweep", "FALSE", CONF_FROM_SET, 0, NULL, 0), 0);
 	simenv_init(&e, small_net, strlen(small_net), 0, c);
@@ -441,13 +442,4 @@ static Suite *region_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(region_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(region_suite)

@@ -21,6 +21,7 @@
 #include "mad/rmpp.h"
 #include "util.h"
 #include "xport.h"
+#include "check_main.h"
 
 #define TMO	 20 /* sender timeout, ms */
 /* on a clean wire nothing is lost: a timeout only fires when the machine is so busy that this
@@ -1350,12 +1351,10 @@ START_TEST(t_receiver_errors)
 }
 END_TEST
 
-int main(void)
+static Suite *rmpp_suite(void)
 {
 	Suite *s = suite_create("rmpp");
 	TCase *tc = tcase_create("rmpp");
-	SRunner *sr;
-	int nf;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
@@ -1379,10 +1378,7 @@ int main(void)
 	tcase_add_test(tc, t_receiver_errors);
 	suite_add_tcase(s, tc);
 
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+CHECK_MAIN(rmpp_suite)

@@ -21,6 +21,7 @@
 #include "simenv.h"
 #include "topo.h"
 #include "verify.h"
+#include "check_main.h"
 
 #define PLUGINS TOP_BUILDDIR "/plugins/routing/.libs"
 #define TESTPLUGINS TOP_BUILDDIR "/tests/unit/plugins/.libs"
@@ -213,13 +214,13 @@ START_TEST(t_worker_thread)
 {
 	struct simenv e;
 	struct ibsm_conf *c;
-	char dir[64] = "/tmp/ibsmd-router-XXXXXX";
+	char dir[64];
 	struct conf_errors errs = {0};
 	struct event *ev;
 	struct timeval tv = {0, 10000};
 	unsigned ticks = 0, during = 0;
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_ptr_nonnull(check_mkdtemp(dir, sizeof(dir), "ibsmd-router"));
 	c = simenv_conf(dir);
 	ck_assert_int_eq(conf_set(c, "routing_engine", "slow", CONF_FROM_SET, 0, NULL, 0), 0);
 	/* the SM loads the plug-ins at start; register ours before */
@@ -246,12 +247,10 @@ START_TEST(t_worker_thread)
 	rmdir(dir);
 }
 
-int main(void)
+static Suite *router_suite(void)
 {
 	Suite *s = suite_create("router");
 	TCase *tc = tcase_create("router");
-	SRunner *sr;
-	int nf;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, t_load_dir);
@@ -260,9 +259,7 @@ int main(void)
 	tcase_add_test(tc, t_chain_fallback);
 	tcase_add_test(tc, t_worker_thread);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+CHECK_MAIN(router_suite)

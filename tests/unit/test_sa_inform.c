@@ -24,6 +24,7 @@
 #include "simenv.h"
 #include "sm.h"
 #include "util.h"
+#include "check_main.h"
 
 static const char *const net =
 	"Hca 1 \"h1\"\n[1] \"sw1\"[1]\n\n"
@@ -472,11 +473,11 @@ START_TEST(t_drop_event_subscriptions)
 	struct simenv e;
 	struct reports *r = malloc(sizeof(*r));
 	struct ibsm_conf *c;
-	char dir[64] = "/tmp/ibsmd-inform-XXXXXX";
+	char dir[64];
 	struct iir recs[4];
 	uint8_t gid[16];
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_ptr_nonnull(check_mkdtemp(dir, sizeof(dir), "ibsmd-inform"));
 	c = simenv_conf(dir);
 	ck_assert_int_eq(
 		conf_set(c, "drop_event_subscriptions", "TRUE", CONF_FROM_SET, 0, NULL, 0), 0);
@@ -504,7 +505,7 @@ START_TEST(t_client_reregistration)
 {
 	struct simenv e;
 	struct ibsm_conf *c;
-	char dir[64] = "/tmp/ibsmd-rereg-XXXXXX";
+	char dir[64];
 
 	/* the first heavy sweep as master: one Set with ClientReregister per CA port */
 	up(&e, NULL);
@@ -526,7 +527,7 @@ START_TEST(t_client_reregistration)
 	simenv_fini(&e);
 
 	/* no_clients_rereg: never */
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_ptr_nonnull(check_mkdtemp(dir, sizeof(dir), "ibsmd-rereg"));
 	c = simenv_conf(dir);
 	ck_assert_int_eq(conf_set(c, "no_clients_rereg", "TRUE", CONF_FROM_SET, 0, NULL, 0), 0);
 	up(&e, c);
@@ -536,12 +537,10 @@ START_TEST(t_client_reregistration)
 }
 END_TEST
 
-int main(void)
+static Suite *sa_inform_suite(void)
 {
 	Suite *s = suite_create("sa_inform");
 	TCase *tc = tcase_create("inform");
-	SRunner *sr;
-	int nf;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, t_subscribe_and_records);
@@ -551,9 +550,7 @@ int main(void)
 	tcase_add_test(tc, t_drop_event_subscriptions);
 	tcase_add_test(tc, t_client_reregistration);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+CHECK_MAIN(sa_inform_suite)

@@ -30,6 +30,7 @@
 #include "simenv.h"
 #include "sm.h"
 #include "util.h"
+#include "check_main.h"
 
 static const char *const net = "Ca 1 \"H-0000000000000011\" # \"h1\"\n"
 			       "[1](12) \"S-0000000000000100\"[1]\n\n"
@@ -78,10 +79,10 @@ uint16_t __wrap_pkey_common(const struct ibsm_sm *sm, const struct ibsm_port *a,
 
 static void up(const char *lmc)
 {
-	char tmp[64] = "/tmp/ibsmd-path-XXXXXX";
+	char tmp[64];
 	struct ibsm_conf *c;
 
-	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	ck_assert_ptr_nonnull(check_mkdtemp(tmp, sizeof(tmp), "ibsmd-path"));
 	c = simenv_conf(tmp);
 	if (lmc)
 		ck_assert_int_eq(conf_set(c, "lmc", lmc, CONF_FROM_SET, 0, NULL, 0), 0);
@@ -896,12 +897,10 @@ START_TEST(t_multipath_lmc)
 }
 END_TEST
 
-int main(void)
+static Suite *sa_path_suite(void)
 {
 	Suite *s = suite_create("sa_path");
 	TCase *tc = tcase_create("sa_path");
-	SRunner *sr;
-	int nf;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, t_by_lids);
@@ -919,9 +918,7 @@ int main(void)
 	tcase_add_test(tc, t_multipath);
 	tcase_add_test(tc, t_multipath_lmc);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+CHECK_MAIN(sa_path_suite)

@@ -31,6 +31,7 @@
 #include "simenv.h"
 #include "sm.h"
 #include "topofile.h"
+#include "check_main.h"
 
 
 #define NSWITCHES 5
@@ -980,12 +981,10 @@ START_TEST(t_sweeps)
 }
 END_TEST
 
-int main(void)
+static Suite *sa_records_suite(void)
 {
 	Suite *s = suite_create("sa_records");
 	TCase *tc = tcase_create("records");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, t_node_records);
@@ -998,9 +997,7 @@ int main(void)
 	tcase_add_test(tc, t_lmc_ranges);
 	tcase_add_test(tc, t_sweeps);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+CHECK_MAIN(sa_records_suite)

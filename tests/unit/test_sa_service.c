@@ -21,6 +21,7 @@
 #include "simenv.h"
 #include "sm.h"
 #include "util.h"
+#include "check_main.h"
 
 static const char *const net =
 	"Hca 1 \"h1\"\n[1] \"sw1\"[1]\n\n"
@@ -362,12 +363,10 @@ START_TEST(t_limits_and_sweeps)
 }
 END_TEST
 
-int main(void)
+static Suite *sa_service_suite(void)
 {
 	Suite *s = suite_create("sa_service");
 	TCase *tc = tcase_create("service");
-	SRunner *sr;
-	int nf;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, t_register_query_update_delete);
@@ -376,9 +375,7 @@ int main(void)
 	tcase_add_test(tc, t_partitions);
 	tcase_add_test(tc, t_limits_and_sweeps);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+CHECK_MAIN(sa_service_suite)

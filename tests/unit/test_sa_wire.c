@@ -25,6 +25,7 @@
 #include "mad/bits.h"
 #include "mad/sa.h"
 #include "util.h"
+#include "check_main.h"
 
 static uint64_t rng_state = 0x5a5a17;
 
@@ -1689,12 +1690,10 @@ START_TEST(t_garbage)
 }
 END_TEST
 
-int main(void)
+static Suite *sa_wire_suite(void)
 {
 	Suite *s = suite_create("sa_wire");
 	TCase *tc = tcase_create("tables");
-	SRunner *sr;
-	int nf;
 
 	tcase_add_loop_test(tc, t_layout, 0, (int)ARRAY_SIZE(spec_records));
 	tcase_add_test(tc, t_lookup);
@@ -1732,10 +1731,7 @@ int main(void)
 	tcase_add_test(tc, t_garbage);
 	suite_add_tcase(s, tc);
 
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+CHECK_MAIN(sa_wire_suite)

@@ -16,6 +16,7 @@
 
 #include "mad/smp.h"
 #include "util.h"
+#include "check_main.h"
 
 /* --- bit helpers, IBA numbering: bit 0 is the MSB of byte 0 --- */
 
@@ -1019,12 +1020,10 @@ START_TEST(t_garbage)
 }
 END_TEST
 
-int main(void)
+static Suite *smp_suite(void)
 {
 	Suite *s = suite_create("smp");
 	TCase *tc = tcase_create("attributes");
-	SRunner *sr;
-	int nf;
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_loop_test(tc, t_field_positions, 0, (int)ARRAY_SIZE(codecs));
@@ -1055,10 +1054,7 @@ int main(void)
 	tcase_add_test(tc, t_garbage);
 	suite_add_tcase(s, tc);
 
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+CHECK_MAIN(smp_suite)

@@ -22,6 +22,7 @@
 #include "smstate.h"
 #include "util.h"
 #include "xport.h"
+#include "check_main.h"
 
 /* the SM runs on h1; a remote SM may sit on h2 */
 static const char *const net = "Hca 1 \"h1\"\n[1] \"leaf1\"[1]\n\n"
@@ -56,8 +57,7 @@ static void env_fabric(struct simenv *e)
 	memset(e, 0, sizeof(*e));
 	log_init("test", IBSM_LOG_ERROR, true, false);
 	evthread_use_pthreads();
-	snprintf(e->dir, sizeof(e->dir), "/tmp/ibsmd-test-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(e->dir));
+	ck_assert_ptr_nonnull(check_mkdtemp(e->dir, sizeof(e->dir), "ibsmd-test"));
 	e->sm_node = H1;
 	e->base = event_base_new();
 	simenv_fabric(e, net, strlen(net));
@@ -698,12 +698,10 @@ START_TEST(t_dual_master)
 }
 END_TEST
 
-int main(void)
+static Suite *smstate_suite(void)
 {
 	Suite *s = suite_create("smstate");
 	TCase *tc = tcase_create("smstate");
-	SRunner *sr;
-	int nf;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, t_table);
@@ -721,9 +719,7 @@ int main(void)
 	tcase_add_test(tc, t_handover_refused);
 	tcase_add_test(tc, t_dual_master);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+CHECK_MAIN(smstate_suite)

@@ -22,6 +22,7 @@
 #include "sm.h"
 #include "topofile.h"
 #include "xport.h"
+#include "check_main.h"
 
 
 static int node_index(const struct simenv *e, const char *name)
@@ -179,10 +180,10 @@ START_TEST(t_lmc)
 {
 	struct simenv e;
 	struct ibsm_conf *c;
-	char dir[64] = "/tmp/ibsmd-lmc-XXXXXX";
+	char dir[64];
 	int i, p;
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_ptr_nonnull(check_mkdtemp(dir, sizeof(dir), "ibsmd-lmc"));
 	c = simenv_conf(dir);
 	ck_assert_int_eq(conf_set(c, "lmc", "2", CONF_FROM_SET, 0, NULL, 0), 0);
 	simenv_init(&e, fakefab_small_net, strlen(fakefab_small_net), 0, c);
@@ -347,12 +348,10 @@ START_TEST(t_bad_mads_and_sminfo)
 }
 END_TEST
 
-int main(void)
+static Suite *sweep_suite(void)
 {
 	Suite *s = suite_create("sweep");
 	TCase *tc = tcase_create("sweep");
-	SRunner *sr;
-	int nf;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, t_bringup);
@@ -364,9 +363,7 @@ int main(void)
 	tcase_add_test(tc, t_lids_survive_restart);
 	tcase_add_test(tc, t_bad_mads_and_sminfo);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+CHECK_MAIN(sweep_suite)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "check_main.h"
 
 /* splitmix64: a bijection of the counter, so outputs never repeat */
 static uint64_t splitmix64(uint64_t *state)
@@ -328,10 +329,10 @@ static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
 
 static char *tmpdir_new(void)
 {
-	char *d = strdup("/tmp/ibsm-test-util.XXXXXX");
+	char *d = malloc(256);
 
 	ck_assert_ptr_nonnull(d);
-	ck_assert_ptr_nonnull(mkdtemp(d));
+	ck_assert_ptr_nonnull(check_mkdtemp(d, 256, "ibsm-test-util"));
 	return d;
 }
 
@@ -683,12 +684,10 @@ START_TEST(t_reallocarray_overflow_is_fatal)
 }
 END_TEST
 
-int main(void)
+static Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
 	TCase *tc = tcase_create("map");
-	SRunner *sr;
-	int nf;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, t_map_basic);
@@ -715,10 +714,7 @@ int main(void)
 	tcase_add_exit_test(tc, t_reallocarray_overflow_is_fatal, 1);
 	suite_add_tcase(s, tc);
 
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+CHECK_MAIN(util_suite)

@@ -24,6 +24,7 @@
 #include "topo.h"
 #include "util.h"
 #include "verify.h"
+#include "check_main.h"
 
 static const struct verify_opts all_checks = {
     .credit_loops = true, .credit_loops_fatal = true, .stats = true, .shifts = 8};
@@ -1141,14 +1142,4 @@ static Suite *verify_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(verify_suite());
-	int nf;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(verify_suite)

@@ -18,6 +18,7 @@
 #include "mad/smp.h"
 #include "util.h"
 #include "xport.h"
+#include "check_main.h"
 
 #define TIMEOUT_MS 20
 
@@ -1086,12 +1087,10 @@ START_TEST(t_del_outstanding)
 }
 END_TEST
 
-int main(void)
+static Suite *xport_suite(void)
 {
 	Suite *s = suite_create("xport");
 	TCase *tc = tcase_create("requests");
-	SRunner *sr;
-	int nf;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 30);
@@ -1120,10 +1119,7 @@ int main(void)
 	tcase_add_test(tc, t_malformed);
 	suite_add_tcase(s, tc);
 
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+CHECK_MAIN(xport_suite)
