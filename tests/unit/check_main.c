@@ -34,6 +34,35 @@ int check_run(Suite *s)
 	return EXIT_SUCCESS;
 }
 
+void check_add_tests(TCase *tc, const TTest *const *tests)
+{
+	for (; *tests; tests++)
+		tcase_add_test(tc, *tests);
+}
+
+TCase *check_case(Suite *s, const char *name, int timeout, void (*setup)(void),
+		  void (*teardown)(void), const TTest *const *tests)
+{
+	TCase *tc = tcase_create(name);
+
+	if (setup || teardown)
+		tcase_add_checked_fixture(tc, setup, teardown);
+	if (timeout)
+		tcase_set_timeout(tc, timeout);
+	check_add_tests(tc, tests);
+	suite_add_tcase(s, tc);
+	return tc;
+}
+
+Suite *check_suite_one(const char *name, int timeout, void (*setup)(void), void (*teardown)(void),
+		       const TTest *const *tests)
+{
+	Suite *s = suite_create(name);
+
+	check_case(s, name, timeout, setup, teardown, tests);
+	return s;
+}
+
 char *check_mkdtemp(char *buf, size_t size, const char *prefix)
 {
 	const char *tmp = getenv("TMPDIR");

@@ -23,6 +23,32 @@ void check_skip(const char *test, const char *why);
  * fit or cannot be made */
 char *check_mkdtemp(char *buf, size_t size, const char *prefix);
 
+/* add each test of the NULL-terminated list TESTS to TC (see CHECK_TESTS) */
+void check_add_tests(TCase *tc, const TTest *const *tests);
+
+/* a NULL-terminated list of START_TEST names, for check_add_tests */
+#define CHECK_TESTS(...) ((const TTest *const[]){__VA_ARGS__, NULL})
+
+/* a new test case NAME of S: TIMEOUT s (0: Check's), a checked fixture SETUP/TEARDOWN (or
+ * NULL), the TESTS (see CHECK_TESTS); more (loop tests) may be added to the case returned */
+TCase *check_case(Suite *s, const char *name, int timeout, void (*setup)(void),
+		  void (*teardown)(void), const TTest *const *tests);
+
+/* a suite NAME of one test case NAME, as check_case() makes it */
+Suite *check_suite_one(const char *name, int timeout, void (*setup)(void), void (*teardown)(void),
+		       const TTest *const *tests);
+
+/* the main() of a test program of one test case: suite NAME, TIMEOUT, fixture, the tests */
+#define CHECK_MAIN_FIXTURE(name, timeout, setup, teardown, ...)                              \
+	int main(void)                                                                        \
+	{                                                                                     \
+		return check_run(check_suite_one((name), (timeout), (setup), (teardown),       \
+						 CHECK_TESTS(__VA_ARGS__)));                   \
+	}
+
+/* the same without a fixture */
+#define CHECK_MAIN_TESTS(name, timeout, ...) CHECK_MAIN_FIXTURE(name, timeout, NULL, NULL, __VA_ARGS__)
+
 /* the main() of a test program whose suite SUITE_FN() builds */
 #define CHECK_MAIN(suite_fn)                                                                  \
 	int main(void)                                                                        \

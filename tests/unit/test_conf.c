@@ -968,27 +968,13 @@ static Suite *conf_suite(void)
 	tcase_add_test(tc, t_new_defaults);
 	suite_add_tcase(s, tc);
 
-	tc = tcase_create("errors");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tc = check_case(s, "errors", 0, setup, teardown,
+			CHECK_TESTS(t_line_too_long, t_string_too_long, t_bad_line_in_middle,
+				    t_many_errors, t_missing_file, t_good_forms, t_conf_set));
 	tcase_add_loop_test(tc, t_bad_line, 0, (int)ARRAY_SIZE(bad_cases));
-	tcase_add_test(tc, t_line_too_long);
-	tcase_add_test(tc, t_string_too_long);
-	tcase_add_test(tc, t_bad_line_in_middle);
-	tcase_add_test(tc, t_many_errors);
-	tcase_add_test(tc, t_missing_file);
-	tcase_add_test(tc, t_good_forms);
-	tcase_add_test(tc, t_conf_set);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("lifecycle");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, t_write_reload);
-	tcase_add_test(tc, t_dup);
-	tcase_add_test(tc, t_reload_check);
-	tcase_add_test(tc, t_keep_restart_keys);
-	tcase_add_test(tc, t_origins);
-	suite_add_tcase(s, tc);
-
+	check_case(s, "lifecycle", 0, setup, teardown,
+		   CHECK_TESTS(t_write_reload, t_dup, t_reload_check, t_keep_restart_keys,
+			       t_origins));
 	return s;
 }
 

@@ -2033,31 +2033,14 @@ static Suite *control_suite(void)
 	TCase *tc = tcase_create("socket");
 
 	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_reply_shape);
-	tcase_add_test(tc, t_pipelined);
-	tcase_add_test(tc, t_malformed);
-	tcase_add_test(tc, t_too_large);
-	tcase_add_test(tc, t_eof_tail);
-	tcase_add_test(tc, t_help);
-	tcase_add_test(tc, t_privilege);
-	tcase_add_test(tc, t_subscribe);
-	tcase_add_test(tc, t_slow_subscriber);
-	tcase_add_test(tc, t_lagging_subscriber);
-	tcase_add_test(tc, t_publish_closes_caller);
-	tcase_add_test(tc, t_backpressure);
-	tcase_add_test(tc, t_stalled_reader);
-	tcase_add_test(tc, t_many_clients);
-	tcase_add_test(tc, t_max_clients);
-	tcase_add_test(tc, t_evict);
-	tcase_add_test(tc, t_idle);
-	tcase_add_test(tc, t_socket_file);
-	tcase_add_test(tc, t_garbage);
-	tcase_add_test(tc, t_slowloris);
-	tcase_add_test(tc, t_request_deadline_resets);
-	tcase_add_test(tc, t_flood_subscribers);
-	tcase_add_test(tc, t_thousand_idle);
-	tcase_add_test(tc, t_out_of_fds);
-	tcase_add_test(tc, t_raise_fd_limit);
+	check_add_tests(tc, CHECK_TESTS(t_reply_shape, t_pipelined, t_malformed, t_too_large,
+				      t_eof_tail, t_help, t_privilege, t_subscribe,
+				      t_slow_subscriber, t_lagging_subscriber,
+				      t_publish_closes_caller, t_backpressure, t_stalled_reader,
+				      t_many_clients, t_max_clients, t_evict, t_idle,
+				      t_socket_file, t_garbage, t_slowloris,
+				      t_request_deadline_resets, t_flood_subscribers,
+				      t_thousand_idle, t_out_of_fds, t_raise_fd_limit));
 	if (find_ibsmctl())
 		tcase_add_test(tc, t_ibsmctl);
 	else

@@ -397,20 +397,5 @@ START_TEST(t_disabled)
 }
 END_TEST
 
-static Suite *dump_suite(void)
-{
-	Suite *s = suite_create("dump");
-	TCase *tc = tcase_create("dump");
-
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, t_subnet_lst);
-	tcase_add_test(tc, t_lfts);
-	tcase_add_test(tc, t_fdbs);
-	tcase_add_test(tc, t_detours_and_unknown);
-	tcase_add_test(tc, t_write_all);
-	tcase_add_test(tc, t_disabled);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
-CHECK_MAIN(dump_suite)
+CHECK_MAIN_TESTS("dump", 30, t_subnet_lst, t_lfts, t_fdbs, t_detours_and_unknown, t_write_all,
+		 t_disabled)

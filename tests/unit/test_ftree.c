@@ -755,20 +755,11 @@ END_TEST
 static Suite *ftree_suite(void)
 {
 	Suite *s = suite_create("ftree");
-	TCase *tc = tcase_create("ftree");
+	TCase *tc = check_case(s, "ftree", 300, setup, teardown,
+			       CHECK_TESTS(t_complete, t_degraded, t_refused, t_split, t_lmc,
+					   t_options, t_plugin, t_scale));
 
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, t_golden, 0, sizeof(golden) / sizeof(golden[0]));
-	tcase_add_test(tc, t_complete);
-	tcase_add_test(tc, t_degraded);
-	tcase_add_test(tc, t_refused);
-	tcase_add_test(tc, t_split);
-	tcase_add_test(tc, t_lmc);
-	tcase_add_test(tc, t_options);
-	tcase_add_test(tc, t_plugin);
-	tcase_add_test(tc, t_scale);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

@@ -1048,42 +1048,16 @@ static void basedir_remove(void)
 static Suite *lid_suite(void)
 {
 	Suite *s = suite_create("lid");
-	TCase *tf = tcase_create("file");
-	TCase *ta = tcase_create("assign");
-	TCase *tl = tcase_create("scale");
 
-	tcase_add_checked_fixture(tf, setup, teardown);
-	tcase_add_test(tf, t_load_valid);
-	tcase_add_test(tf, t_load_missing);
-	tcase_add_test(tf, t_load_unreadable);
-	tcase_add_test(tf, t_null_path);
-	tcase_add_test(tf, t_roundtrip);
-	tcase_add_test(tf, t_opensm_file);
-	tcase_add_test(tf, t_bad_lines);
-	tcase_add_test(tf, t_bad_file_removed);
-	tcase_add_test(tf, t_nul_byte);
-	tcase_add_test(tf, t_file_duplicates);
-	tcase_add_test(tf, t_atomic_write);
-	suite_add_tcase(s, tf);
-
-	tcase_add_checked_fixture(ta, setup, teardown);
-	tcase_add_test(ta, t_keep_fabric);
-	tcase_add_test(ta, t_fabric_duplicates);
-	tcase_add_test(ta, t_lmc_alignment);
-	tcase_add_test(ta, t_lmc_change);
-	tcase_add_test(ta, t_file_honoured);
-	tcase_add_test(ta, t_honor_file_flag);
-	tcase_add_test(ta, t_reserved_absent);
-	tcase_add_test(ta, t_reassign);
-	tcase_add_test(ta, t_invalid_requests);
-	suite_add_tcase(s, ta);
-
-	tcase_add_checked_fixture(tl, setup, teardown);
-	tcase_set_timeout(tl, 120);
-	tcase_add_test(tl, t_reclaim);
-	tcase_add_test(tl, t_enospc);
-	tcase_add_test(tl, t_large);
-	suite_add_tcase(s, tl);
+	check_case(s, "file", 0, setup, teardown,
+		   CHECK_TESTS(t_load_valid, t_load_missing, t_load_unreadable, t_null_path,
+			       t_roundtrip, t_opensm_file, t_bad_lines, t_bad_file_removed,
+			       t_nul_byte, t_file_duplicates, t_atomic_write));
+	check_case(s, "assign", 0, setup, teardown,
+		   CHECK_TESTS(t_keep_fabric, t_fabric_duplicates, t_lmc_alignment, t_lmc_change,
+			       t_file_honoured, t_honor_file_flag, t_reserved_absent, t_reassign,
+			       t_invalid_requests));
+	check_case(s, "scale", 120, setup, teardown, CHECK_TESTS(t_reclaim, t_enospc, t_large));
 
 	basedir = xmalloc(PATH_MAX);
 	if (!check_mkdtemp(basedir, PATH_MAX, "test_lid")) {

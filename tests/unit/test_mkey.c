@@ -496,23 +496,6 @@ START_TEST(t_rekey_answer_lost)
 }
 END_TEST
 
-static Suite *mkey_suite(void)
-{
-	Suite *s = suite_create("mkey");
-	TCase *tc = tcase_create("mkey");
-
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_store_file);
-	tcase_add_test(tc, t_right_key);
-	tcase_add_test(tc, t_restart);
-	tcase_add_test(tc, t_lookup_changes_key);
-	tcase_add_test(tc, t_learn_key_level0);
-	tcase_add_test(tc, t_wrong_key_counted);
-	tcase_add_test(tc, t_level2_no_key);
-	tcase_add_test(tc, t_restart_new_key);
-	tcase_add_test(tc, t_rekey_answer_lost);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
-CHECK_MAIN(mkey_suite)
+CHECK_MAIN_TESTS("mkey", 60, t_store_file, t_right_key, t_restart, t_lookup_changes_key,
+		 t_learn_key_level0, t_wrong_key_counted, t_level2_no_key, t_restart_new_key,
+		 t_rekey_answer_lost)

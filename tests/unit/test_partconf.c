@@ -648,23 +648,12 @@ END_TEST
 
 static Suite *partconf_suite(void)
 {
-	Suite *s = suite_create("partconf");
-	TCase *tc = tcase_create("partconf");
-
 	log_init("test", IBSM_LOG_ERROR, true, false);
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, t_opensm_example);
-	tcase_add_test(tc, t_every_feature);
-	tcase_add_test(tc, t_default_partition);
-	tcase_add_test(tc, t_bad_inputs);
-	tcase_add_test(tc, t_bad_long_and_binary);
-	tcase_add_test(tc, t_every_error_reported);
-	tcase_add_test(tc, t_too_many_errors);
-	tcase_add_test(tc, t_limits);
-	tcase_add_test(tc, t_load);
-	tcase_add_test(tc, t_random_input);
-	suite_add_tcase(s, tc);
-	return s;
+	return check_suite_one("partconf", 120, NULL, NULL,
+			       CHECK_TESTS(t_opensm_example, t_every_feature, t_default_partition,
+					   t_bad_inputs, t_bad_long_and_binary,
+					   t_every_error_reported, t_too_many_errors, t_limits,
+					   t_load, t_random_input));
 }
 
 CHECK_MAIN(partconf_suite)

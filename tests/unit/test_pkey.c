@@ -569,25 +569,6 @@ START_TEST(t_mgroups)
 }
 END_TEST
 
-static Suite *pkey_suite(void)
-{
-	Suite *s = suite_create("pkey");
-	TCase *tc = tcase_create("pkey");
-
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_default_only);
-	tcase_add_test(tc, t_two_partitions);
-	tcase_add_test(tc, t_limited_default);
-	tcase_add_test(tc, t_indx0);
-	tcase_add_test(tc, t_allow_both);
-	tcase_add_test(tc, t_enforcement_modes);
-	tcase_add_test(tc, t_partition_cap);
-	tcase_add_test(tc, t_steady_state);
-	tcase_add_test(tc, t_indexes_kept);
-	tcase_add_test(tc, t_reload_bad_file);
-	tcase_add_test(tc, t_mgroups);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
-CHECK_MAIN(pkey_suite)
+CHECK_MAIN_TESTS("pkey", 60, t_default_only, t_two_partitions, t_limited_default, t_indx0,
+		 t_allow_both, t_enforcement_modes, t_partition_cap, t_steady_state,
+		 t_indexes_kept, t_reload_bad_file, t_mgroups)

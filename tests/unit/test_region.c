@@ -424,22 +424,5 @@ START_TEST(t_disabled)
 }
 END_TEST
 
-static Suite *region_suite(void)
-{
-	Suite *s = suite_create("region");
-	TCase *tc = tcase_create("core");
-
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_cut_link);
-	tcase_add_test(tc, t_smps_follow_change);
-	tcase_add_test(tc, t_switch_removed);
-	tcase_add_test(tc, t_host_removed);
-	tcase_add_test(tc, t_host_moved);
-	tcase_add_test(tc, t_unknown_guid_escalates);
-	tcase_add_test(tc, t_no_answer_escalates);
-	tcase_add_test(tc, t_disabled);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
-CHECK_MAIN(region_suite)
+CHECK_MAIN_TESTS("region", 60, t_cut_link, t_smps_follow_change, t_switch_removed, t_host_removed,
+		 t_host_moved, t_unknown_guid_escalates, t_no_answer_escalates, t_disabled)

@@ -1351,34 +1351,7 @@ START_TEST(t_receiver_errors)
 }
 END_TEST
 
-static Suite *rmpp_suite(void)
-{
-	Suite *s = suite_create("rmpp");
-	TCase *tc = tcase_create("rmpp");
-
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_single);
-	tcase_add_test(tc, t_sizes_bytes);
-	tcase_add_test(tc, t_sizes_records);
-	tcase_add_test(tc, t_window_growth);
-	tcase_add_test(tc, t_lost_data);
-	tcase_add_test(tc, t_lost_acks);
-	tcase_add_test(tc, t_dup_reorder);
-	tcase_add_test(tc, t_rbit_acks);
-	tcase_add_test(tc, t_receiver_stop);
-	tcase_add_test(tc, t_receiver_abort);
-	tcase_add_test(tc, t_sender_timeout);
-	tcase_add_test(tc, t_bad_acks);
-	tcase_add_test(tc, t_matching);
-	tcase_add_test(tc, t_table_limits);
-	tcase_add_test(tc, t_done_restarts);
-	tcase_add_test(tc, t_garbage);
-	tcase_add_test(tc, t_receiver);
-	tcase_add_test(tc, t_receiver_errors);
-	suite_add_tcase(s, tc);
-
-	return s;
-}
-
-CHECK_MAIN(rmpp_suite)
+CHECK_MAIN_FIXTURE("rmpp", 60, setup, teardown, t_single, t_sizes_bytes, t_sizes_records,
+		   t_window_growth, t_lost_data, t_lost_acks, t_dup_reorder, t_rbit_acks,
+		   t_receiver_stop, t_receiver_abort, t_sender_timeout, t_bad_acks, t_matching,
+		   t_table_limits, t_done_restarts, t_garbage, t_receiver, t_receiver_errors)

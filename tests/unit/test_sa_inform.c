@@ -537,20 +537,6 @@ START_TEST(t_client_reregistration)
 }
 END_TEST
 
-static Suite *sa_inform_suite(void)
-{
-	Suite *s = suite_create("sa_inform");
-	TCase *tc = tcase_create("inform");
-
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_subscribe_and_records);
-	tcase_add_test(tc, t_reports_64_65);
-	tcase_add_test(tc, t_trap128_forwarded);
-	tcase_add_test(tc, t_retries_and_dead_subscriber);
-	tcase_add_test(tc, t_drop_event_subscriptions);
-	tcase_add_test(tc, t_client_reregistration);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
-CHECK_MAIN(sa_inform_suite)
+CHECK_MAIN_TESTS("sa_inform", 60, t_subscribe_and_records, t_reports_64_65, t_trap128_forwarded,
+		 t_retries_and_dead_subscriber, t_drop_event_subscriptions,
+		 t_client_reregistration)

@@ -900,24 +900,12 @@ END_TEST
 static Suite *sa_path_suite(void)
 {
 	Suite *s = suite_create("sa_path");
-	TCase *tc = tcase_create("sa_path");
+	TCase *tc = check_case(s, "sa_path", 60, NULL, NULL,
+			       CHECK_TESTS(t_by_lids, t_by_gids, t_one_end, t_mtu_min, t_rate,
+					   t_selectors, t_insufficient, t_echo, t_no_partition,
+					   t_no_route, t_sl, t_multipath, t_multipath_lmc));
 
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_by_lids);
-	tcase_add_test(tc, t_by_gids);
-	tcase_add_test(tc, t_one_end);
 	tcase_add_loop_test(tc, t_lmc, 0, 2);
-	tcase_add_test(tc, t_mtu_min);
-	tcase_add_test(tc, t_rate);
-	tcase_add_test(tc, t_selectors);
-	tcase_add_test(tc, t_insufficient);
-	tcase_add_test(tc, t_echo);
-	tcase_add_test(tc, t_no_partition);
-	tcase_add_test(tc, t_no_route);
-	tcase_add_test(tc, t_sl);
-	tcase_add_test(tc, t_multipath);
-	tcase_add_test(tc, t_multipath_lmc);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

@@ -981,23 +981,6 @@ START_TEST(t_sweeps)
 }
 END_TEST
 
-static Suite *sa_records_suite(void)
-{
-	Suite *s = suite_create("sa_records");
-	TCase *tc = tcase_create("records");
-
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_node_records);
-	tcase_add_test(tc, t_portinfo_records);
-	tcase_add_test(tc, t_link_records);
-	tcase_add_test(tc, t_switch_records);
-	tcase_add_test(tc, t_sminfo_guidinfo_records);
-	tcase_add_test(tc, t_pkey_qos_records);
-	tcase_add_test(tc, t_partitions);
-	tcase_add_test(tc, t_lmc_ranges);
-	tcase_add_test(tc, t_sweeps);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
-CHECK_MAIN(sa_records_suite)
+CHECK_MAIN_TESTS("sa_records", 60, t_node_records, t_portinfo_records, t_link_records,
+		 t_switch_records, t_sminfo_guidinfo_records, t_pkey_qos_records, t_partitions,
+		 t_lmc_ranges, t_sweeps)

@@ -363,19 +363,5 @@ START_TEST(t_limits_and_sweeps)
 }
 END_TEST
 
-static Suite *sa_service_suite(void)
-{
-	Suite *s = suite_create("sa_service");
-	TCase *tc = tcase_create("service");
-
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_register_query_update_delete);
-	tcase_add_test(tc, t_refusals);
-	tcase_add_test(tc, t_lease_expiry);
-	tcase_add_test(tc, t_partitions);
-	tcase_add_test(tc, t_limits_and_sweeps);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
-CHECK_MAIN(sa_service_suite)
+CHECK_MAIN_TESTS("sa_service", 60, t_register_query_update_delete, t_refusals, t_lease_expiry,
+		 t_partitions, t_limits_and_sweeps)

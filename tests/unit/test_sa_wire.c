@@ -1696,22 +1696,15 @@ static Suite *sa_wire_suite(void)
 	TCase *tc = tcase_create("tables");
 
 	tcase_add_loop_test(tc, t_layout, 0, (int)ARRAY_SIZE(spec_records));
-	tcase_add_test(tc, t_lookup);
-	tcase_add_test(tc, t_comp_bits);
-	tcase_add_test(tc, t_comp_enums);
-	tcase_add_test(tc, t_umad_mcm);
+	check_add_tests(tc, CHECK_TESTS(t_lookup, t_comp_bits, t_comp_enums, t_umad_mcm));
 	tcase_add_loop_test(tc, t_libibmad_fields, 0, (int)ARRAY_SIZE(xrefs));
 	tcase_add_test(tc, t_libibmad_spans);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("typed");
 	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, t_path_rec);
-	tcase_add_test(tc, t_mcmember_rec);
-	tcase_add_test(tc, t_service_rec);
-	tcase_add_test(tc, t_inform_info);
-	tcase_add_test(tc, t_embedded_records);
-	tcase_add_test(tc, t_typed_random);
+	check_add_tests(tc, CHECK_TESTS(t_path_rec, t_mcmember_rec, t_service_rec, t_inform_info,
+				      t_embedded_records, t_typed_random));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("match");

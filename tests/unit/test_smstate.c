@@ -698,28 +698,7 @@ START_TEST(t_dual_master)
 }
 END_TEST
 
-static Suite *smstate_suite(void)
-{
-	Suite *s = suite_create("smstate");
-	TCase *tc = tcase_create("smstate");
-
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_table);
-	tcase_add_test(tc, t_master_over_lower_standby);
-	tcase_add_test(tc, t_equal_priority_lower_guid);
-	tcase_add_test(tc, t_standby_then_takeover);
-	tcase_add_test(tc, t_handover_to_better);
-	tcase_add_test(tc, t_receive_handover);
-	tcase_add_test(tc, t_bad_sminfo);
-	tcase_add_test(tc, t_inactive);
-	tcase_add_test(tc, t_sm_key);
-	tcase_add_test(tc, t_other_key_ignored);
-	tcase_add_test(tc, t_ignore_other_sm);
-	tcase_add_test(tc, t_discover);
-	tcase_add_test(tc, t_handover_refused);
-	tcase_add_test(tc, t_dual_master);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
-CHECK_MAIN(smstate_suite)
+CHECK_MAIN_TESTS("smstate", 60, t_table, t_master_over_lower_standby, t_equal_priority_lower_guid,
+		 t_standby_then_takeover, t_handover_to_better, t_receive_handover, t_bad_sminfo,
+		 t_inactive, t_sm_key, t_other_key_ignored, t_ignore_other_sm, t_discover,
+		 t_handover_refused, t_dual_master)

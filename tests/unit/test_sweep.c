@@ -348,22 +348,6 @@ START_TEST(t_bad_mads_and_sminfo)
 }
 END_TEST
 
-static Suite *sweep_suite(void)
-{
-	Suite *s = suite_create("sweep");
-	TCase *tc = tcase_create("sweep");
-
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_bringup);
-	tcase_add_test(tc, t_steady_state_sends_no_sets);
-	tcase_add_test(tc, t_link_failure_reprograms_changed_blocks);
-	tcase_add_test(tc, t_lmc);
-	tcase_add_test(tc, t_silent_node);
-	tcase_add_test(tc, t_lossy_fabric);
-	tcase_add_test(tc, t_lids_survive_restart);
-	tcase_add_test(tc, t_bad_mads_and_sminfo);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
-CHECK_MAIN(sweep_suite)
+CHECK_MAIN_TESTS("sweep", 60, t_bringup, t_steady_state_sends_no_sets,
+		 t_link_failure_reprograms_changed_blocks, t_lmc, t_silent_node, t_lossy_fabric,
+		 t_lids_survive_restart, t_bad_mads_and_sminfo)

@@ -1154,33 +1154,17 @@ END_TEST
 static Suite *updn_suite(void)
 {
 	Suite *s = suite_create("updn");
-	TCase *tu = tcase_create("updn"), *tf = tcase_create("file");
+	TCase *tu = check_case(s, "updn", 120, setup, teardown,
+			       CHECK_TESTS(t_shipped_fabrics, t_fat_tree_quality, t_auto_roots,
+					   t_root_search, t_odd_roots, t_disconnected, t_errors,
+					   t_long_line, t_plugin));
 
-	tcase_add_checked_fixture(tu, setup, teardown);
-	tcase_set_timeout(tu, 120);
 	tcase_add_loop_test(tu, t_golden_updn, 0, sizeof(golden_updn) / sizeof(golden_updn[0]));
 	tcase_add_loop_test(tu, t_golden_minhop, 0,
 			    sizeof(golden_minhop) / sizeof(golden_minhop[0]));
-	tcase_add_test(tu, t_shipped_fabrics);
-	tcase_add_test(tu, t_fat_tree_quality);
-	tcase_add_test(tu, t_auto_roots);
-	tcase_add_test(tu, t_root_search);
-	tcase_add_test(tu, t_odd_roots);
-	tcase_add_test(tu, t_disconnected);
-	tcase_add_test(tu, t_errors);
-	tcase_add_test(tu, t_long_line);
-	tcase_add_test(tu, t_plugin);
-	suite_add_tcase(s, tu);
-
-	tcase_add_checked_fixture(tf, setup, teardown);
-	tcase_set_timeout(tf, 120);
-	tcase_add_test(tf, t_file_round_trip);
-	tcase_add_test(tf, t_file_foreign);
-	tcase_add_test(tf, t_file_tolerated);
-	tcase_add_test(tf, t_file_remap);
-	tcase_add_test(tf, t_file_errors);
-	tcase_add_test(tf, t_file_plugin);
-	suite_add_tcase(s, tf);
+	check_case(s, "file", 120, setup, teardown,
+		   CHECK_TESTS(t_file_round_trip, t_file_foreign, t_file_tolerated, t_file_remap,
+			       t_file_errors, t_file_plugin));
 	return s;
 }
 

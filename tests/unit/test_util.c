@@ -693,19 +693,14 @@ static Suite *util_suite(void)
 	tcase_add_test(tc, t_map_basic);
 	tcase_add_exit_test(tc, t_map_put_zero_is_fatal, 1);
 	tcase_add_loop_test(tc, t_map_delete_in_cluster, 0, 16);
-	tcase_add_test(tc, t_map_random_model);
-	tcase_add_test(tc, t_map_grow_100k);
-	tcase_add_test(tc, t_map_next);
+	check_add_tests(tc, CHECK_TESTS(t_map_random_model, t_map_grow_100k, t_map_next));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("files");
 	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, t_write_create);
-	tcase_add_test(tc, t_write_replace_atomic);
-	tcase_add_test(tc, t_write_removes_stale_tmp);
-	tcase_add_test(tc, t_write_missing_dir);
-	tcase_add_test(tc, t_write_failure_keeps_old);
-	tcase_add_test(tc, t_mkdir_p);
+	check_add_tests(tc, CHECK_TESTS(t_write_create, t_write_replace_atomic,
+				      t_write_removes_stale_tmp, t_write_missing_dir,
+				      t_write_failure_keeps_old, t_mkdir_p));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("misc");

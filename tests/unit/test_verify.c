@@ -1122,24 +1122,6 @@ START_TEST(t_fat_tree)
 }
 END_TEST
 
-static Suite *verify_suite(void)
-{
-	Suite *s = suite_create("verify");
-	TCase *tc = tcase_create("verify");
-
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, t_correct_tables);
-	tcase_add_test(tc, t_missing_entry);
-	tcase_add_test(tc, t_dead_port);
-	tcase_add_test(tc, t_forwarding_loop);
-	tcase_add_test(tc, t_credit_loop_ring);
-	tcase_add_test(tc, t_stats_leaf_spine);
-	tcase_add_test(tc, t_random_against_walk);
-	tcase_add_test(tc, t_threads_same_report);
-	tcase_add_test(tc, t_fat_tree);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
-CHECK_MAIN(verify_suite)
+CHECK_MAIN_FIXTURE("verify", 120, setup, teardown, t_correct_tables, t_missing_entry,
+		   t_dead_port, t_forwarding_loop, t_credit_loop_ring, t_stats_leaf_spine,
+		   t_random_against_walk, t_threads_same_report, t_fat_tree)

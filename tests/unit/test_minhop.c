@@ -1,5 +1,5 @@
 /*
- * test_routing.c: the topology file reader (ibsim examples, ibnetdiscover
+ * test_minhop.c: the topology file reader (ibsim examples, ibnetdiscover
  * output, every error with its file:line), the snapshot (builder and live
  * fabric) and min-hop, whose tables are checked by walking them hop by hop
  * from every switch to every LID.
@@ -30,7 +30,7 @@
 
 static void setup(void)
 {
-	log_init("test_routing", IBSM_LOG_ERROR, true, false);
+	log_init("test_minhop", IBSM_LOG_ERROR, true, false);
 }
 
 static void teardown(void)
@@ -1096,37 +1096,17 @@ END_TEST
 
 static Suite *routing_suite(void)
 {
-	Suite *s = suite_create("routing");
-	TCase *tf = tcase_create("topofile");
-	TCase *tt = tcase_create("topo");
-	TCase *tm = tcase_create("minhop");
+	Suite *s = suite_create("minhop");
 
-	tcase_add_checked_fixture(tf, setup, teardown);
-	tcase_add_test(tf, t_ibsim_examples);
-	tcase_add_test(tf, t_ibnetdiscover);
-	tcase_add_test(tf, t_guid_sources);
-	tcase_add_test(tf, t_syntax_variants);
-	tcase_add_test(tf, t_errors_each);
-	tcase_add_test(tf, t_errors_all_reported);
-	tcase_add_test(tf, t_hostile_input);
-	suite_add_tcase(s, tf);
-
-	tcase_add_checked_fixture(tt, setup, teardown);
-	tcase_add_test(tt, t_from_topofile);
-	tcase_add_test(tt, t_from_fabric);
-	tcase_add_test(tt, t_shipped_fabrics);
-	suite_add_tcase(s, tt);
-
-	tcase_add_checked_fixture(tm, setup, teardown);
-	tcase_set_timeout(tm, 120);
-	tcase_add_test(tm, t_parallel_links);
-	tcase_add_test(tm, t_ring_line);
-	tcase_add_test(tm, t_leaf_spine_balance);
-	tcase_add_test(tm, t_lmc_more_paths_than_neighbours);
-	tcase_add_test(tm, t_fat_tree);
-	tcase_add_test(tm, t_bad_input);
-	suite_add_tcase(s, tm);
-
+	check_case(s, "topofile", 0, setup, teardown,
+		   CHECK_TESTS(t_ibsim_examples, t_ibnetdiscover, t_guid_sources,
+			       t_syntax_variants, t_errors_each, t_errors_all_reported,
+			       t_hostile_input));
+	check_case(s, "topo", 0, setup, teardown,
+		   CHECK_TESTS(t_from_topofile, t_from_fabric, t_shipped_fabrics));
+	check_case(s, "minhop", 120, setup, teardown,
+		   CHECK_TESTS(t_parallel_links, t_ring_line, t_leaf_spine_balance,
+			       t_lmc_more_paths_than_neighbours, t_fat_tree, t_bad_input));
 	return s;
 }
 

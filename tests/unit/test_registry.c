@@ -1,5 +1,5 @@
 /*
- * test_router.c: the engine registry and chain: loading plug-ins and
+ * test_registry.c: the engine registry and chain: loading plug-ins and
  * refusing broken ones (with the path and the reason), the chain's loud
  * fallback when an engine fails or its result fails verification, and
  * routing on the worker thread while the event loop keeps serving.
@@ -247,19 +247,5 @@ START_TEST(t_worker_thread)
 	rmdir(dir);
 }
 
-static Suite *router_suite(void)
-{
-	Suite *s = suite_create("router");
-	TCase *tc = tcase_create("router");
-
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_load_dir);
-	tcase_add_test(tc, t_refused);
-	tcase_add_test(tc, t_bad_dir_and_names);
-	tcase_add_test(tc, t_chain_fallback);
-	tcase_add_test(tc, t_worker_thread);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
-CHECK_MAIN(router_suite)
+CHECK_MAIN_TESTS("registry", 60, t_load_dir, t_refused, t_bad_dir_and_names, t_chain_fallback,
+		 t_worker_thread)
