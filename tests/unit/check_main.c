@@ -2,6 +2,8 @@
  * check_main.c: the runner behind CHECK_MAIN (see check_main.h), shared by every unit test so
  * that how a suite runs, fails and skips is said once.
  */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -74,4 +76,30 @@ char *check_mkdtemp(char *buf, size_t size, const char *prefix)
 	if (n < 0 || (size_t)n >= size)
 		return NULL;
 	return mkdtemp(buf);
+}
+
+char check_dir[256];
+
+void check_dir_setup(void)
+{
+	ck_assert_ptr_nonnull(check_mkdtemp(check_dir, sizeof(check_dir), "ibsm-test"));
+}
+
+void check_dir_teardown(void)
+{
+	check_rmtree(check_dir);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)flag;
+	(void)f;
+	remove(path);
+	return 0;
+}
+
+void check_rmtree(const char *dir)
+{
+	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -23,6 +23,16 @@ void check_skip(const char *test, const char *why);
  * fit or cannot be made */
 char *check_mkdtemp(char *buf, size_t size, const char *prefix);
 
+/* the private temp dir of the running test, made by check_dir_setup() */
+extern char check_dir[256];
+
+/* a checked fixture: make check_dir under TMPDIR / remove it with all it holds */
+void check_dir_setup(void);
+void check_dir_teardown(void);
+
+/* remove DIR and everything below it (errors ignored: a test's leftovers) */
+void check_rmtree(const char *dir);
+
 /* add each test of the NULL-terminated list TESTS to TC (see CHECK_TESTS) */
 void check_add_tests(TCase *tc, const TTest *const *tests);
 

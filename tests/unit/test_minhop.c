@@ -22,6 +22,7 @@
 #include "topofile.h"
 #include "util.h"
 #include "check_main.h"
+#include "minifab.h"
 
 /* ibsim's example fabrics, shipped with the tests */
 #define NET_EXAMPLES TOP_SRCDIR "/tests/fabrics/ibsim-examples"
@@ -754,38 +755,7 @@ END_TEST
 
 /* --- min-hop on builder-made fabrics --- */
 
-struct fab {
-	struct topo_builder *b;
-	uint16_t next_lid;
-	uint64_t next_guid;
-};
-
-static void fab_init(struct fab *f)
-{
-	f->b = topo_builder_new();
-	f->next_lid = 1;
-	f->next_guid = 0x1000;
-}
-
-static uint32_t fab_sw(struct fab *f, uint8_t nports)
-{
-	return topo_builder_add_sw(f->b, f->next_guid++, f->next_lid++, nports, "sw");
-}
-
-/* a host with one port and an aligned LID block on switch s port p */
-static uint32_t fab_host(struct fab *f, uint32_t s, uint8_t p, uint8_t lmc)
-{
-	uint32_t e;
-	uint16_t step = (uint16_t)(1u << lmc);
-
-	f->next_lid = (uint16_t)((f->next_lid + step - 1) & ~(step - 1));
-	e = topo_builder_add_ep(f->b, f->next_guid, f->next_guid + 1, 1, f->next_lid, lmc,
-				IBSM_NODE_CA, "host");
-	f->next_guid += 2;
-	f->next_lid = (uint16_t)(f->next_lid + step);
-	topo_builder_link_ep(f->b, e, s, p);
-	return e;
-}
+/* struct fab, fab_init, fab_sw, fab_host: minifab.h */
 
 /* LIDs of end ports routed out of switch s port p */
 static unsigned ep_lids_on_port(const struct ibsm_topo *t, const struct ibsm_routes *r,
@@ -977,49 +947,9 @@ START_TEST(t_lmc_more_paths_than_neighbours)
 }
 END_TEST
 
-/*
- * 3-level fat tree of k-port switches: k pods of k/2 edge and k/2
- * aggregation switches, (k/2)^2 core switches, k/2 hosts per edge switch.
- */
-static struct ibsm_topo *fat_tree(unsigned k, uint8_t lmc)
-{
-	struct fab f;
-	unsigned h = k / 2, pod, i, j, nedge = k * h;
-	uint32_t core0, edge0, agg0, c, e, a;
-
-	fab_init(&f);
-	core0 = 0;
-	for (i = 0; i < h * h; i++)
-		fab_sw(&f, (uint8_t)k);
-	edge0 = h * h;
-	for (i = 0; i < nedge; i++)
-		fab_sw(&f, (uint8_t)k);
-	agg0 = edge0 + nedge;
-	for (i = 0; i < nedge; i++)
-		fab_sw(&f, (uint8_t)k);
-	for (pod = 0; pod < k; pod++) {
-		for (i = 0; i < h; i++) {
-			e = edge0 + pod * h + i;
-			a = agg0 + pod * h + i;
-			for (j = 0; j < h; j++) {
-				/* edge i port h+1+j -> agg j port 1+i */
-				topo_builder_link_sw(f.b, e, (uint8_t)(h + 1 + j),
-						     agg0 + pod * h + j, (uint8_t)(1 + i));
-				/* agg i port h+1+j -> core i*h+j port 1+pod */
-				c = core0 + i * h + j;
-				topo_builder_link_sw(f.b, a, (uint8_t)(h + 1 + j), c,
-						     (uint8_t)(1 + pod));
-			}
-			for (j = 0; j < h; j++)
-				fab_host(&f, e, (uint8_t)(1 + j), lmc);
-		}
-	}
-	return topo_builder_finish(f.b);
-}
-
 START_TEST(t_fat_tree)
 {
-	struct ibsm_topo *t = fat_tree(8, 1);
+	struct ibsm_topo *t = fab_fat_tree(8, 1);
 	struct ibsm_routes *r;
 	uint64_t t0;
 	uint32_t s;
@@ -1044,7 +974,7 @@ START_TEST(t_fat_tree)
 	topo_del(t);
 
 	/* k = 24: 720 switches, 3456 hosts */
-	t = fat_tree(24, 0);
+	t = fab_fat_tree(24, 0);
 	ck_assert_uint_eq(t->nsw, 720);
 	ck_assert_uint_eq(t->nep, 3456);
 	t0 = now_us();
