@@ -57,7 +57,8 @@ Suite *check_suite_one(const char *name, int timeout, void (*setup)(void), void 
 	}
 
 /* the same without a fixture */
-#define CHECK_MAIN_TESTS(name, timeout, ...) CHECK_MAIN_FIXTURE(name, timeout, NULL, NULL, __VA_ARGS__)
+#define CHECK_MAIN_TESTS(name, timeout, ...)                                                  \
+	CHECK_MAIN_FIXTURE(name, timeout, NULL, NULL, __VA_ARGS__)
 
 /* the main() of a test program whose suite SUITE_FN() builds */
 #define CHECK_MAIN(suite_fn)                                                                  \

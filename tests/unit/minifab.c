@@ -74,6 +74,27 @@ struct ibsm_topo *fab_fat_tree(unsigned k, uint8_t lmc)
 	return topo_builder_finish(f.b);
 }
 
+struct ibsm_topo *fab_leaf_spine(unsigned nspine, unsigned nleaf, unsigned nhost, uint8_t lmc,
+				 uint32_t *leaf0)
+{
+	struct fab f;
+	uint32_t sp[16], lf, i, j;
+
+	fab_init(&f);
+	for (i = 0; i < nspine; i++)
+		sp[i] = fab_sw(&f, 36);
+	for (i = 0; i < nleaf; i++) {
+		lf = fab_sw(&f, 36);
+		if (!i && leaf0)
+			*leaf0 = lf;
+		for (j = 0; j < nspine; j++)
+			topo_builder_link_sw(f.b, lf, (uint8_t)(1 + j), sp[j], (uint8_t)(1 + i));
+		for (j = 0; j < nhost; j++)
+			fab_host(&f, lf, (uint8_t)(1 + nspine + j), lmc);
+	}
+	return topo_builder_finish(f.b);
+}
+
 char *fab_lft_text(const struct ibsm_topo *t, const struct ibsm_routes *r, const char *head)
 {
 	size_t cap = 4096 + strlen(head), len;

@@ -29,6 +29,11 @@ uint32_t fab_host(struct fab *f, uint32_t s, uint8_t p, uint8_t lmc);
  * (K/2)^2 core switches (indexes 0..), K/2 hosts per edge switch with 2^LMC LIDs each */
 struct ibsm_topo *fab_fat_tree(unsigned k, uint8_t lmc);
 
+/* a leaf-spine: NSPINE (at most 16) spines, NLEAF leaves (uplink g on port 1 + g), NHOST hosts
+ * per leaf after the uplinks; the first leaf's index in *LEAF0 unless NULL */
+struct ibsm_topo *fab_leaf_spine(unsigned nspine, unsigned nleaf, unsigned nhost, uint8_t lmc,
+				 uint32_t *leaf0);
+
 /* HEAD, then "GUID LID PORT" for every routed LFT entry of R, switch by switch (malloc'd):
  * the golden tables' format */
 char *fab_lft_text(const struct ibsm_topo *t, const struct ibsm_routes *r, const char *head);

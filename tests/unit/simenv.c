@@ -69,8 +69,7 @@ void simenv_sm(struct simenv *e, struct ibsm_conf *c)
 	ck_assert_int_eq(sm_start(e->sm), 0);
 }
 
-void simenv_init(struct simenv *e, const char *text, size_t len, int sm_node,
-		 struct ibsm_conf *c)
+void simenv_base(struct simenv *e, int sm_node)
 {
 	memset(e, 0, sizeof(*e));
 	log_init("test", IBSM_LOG_ERROR, true, false);
@@ -78,6 +77,12 @@ void simenv_init(struct simenv *e, const char *text, size_t len, int sm_node,
 	ck_assert_ptr_nonnull(check_mkdtemp(e->dir, sizeof(e->dir), "ibsmd-test"));
 	e->sm_node = sm_node;
 	e->base = event_base_new();
+}
+
+void simenv_init(struct simenv *e, const char *text, size_t len, int sm_node,
+		 struct ibsm_conf *c)
+{
+	simenv_base(e, sm_node);
 	simenv_fabric(e, text, len);
 	simenv_sm(e, c);
 }

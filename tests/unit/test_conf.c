@@ -20,6 +20,7 @@
 #include "log.h"
 #include "util.h"
 #include "check_main.h"
+#include "simenv.h"
 
 
 static char *tdir;
@@ -57,23 +58,6 @@ static char *write_text(const char *name, const char *text)
 	ck_assert_int_eq(fputs(text, f) >= 0, 1);
 	ck_assert_int_eq(fclose(f), 0);
 	return p;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	ck_assert_ptr_nonnull(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = xmalloc((size_t)n + 1);
-	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
 }
 
 static size_t key_index(const char *name)
@@ -132,7 +116,7 @@ static char *capture_end(void)
 	fflush(stderr);
 	dup2(saved_stderr, 2);
 	close(saved_stderr);
-	s = slurp(cap_path);
+	s = simenv_slurp(cap_path, NULL);
 	free(cap_path);
 	return s;
 }
@@ -206,7 +190,7 @@ START_TEST(t_defaults_match_opensm)
 
 	/* every key opensm writes is known, in the same order as our table,
 	 * with our default, and its origin is the line it is on */
-	text = slurp(path);
+	text = simenv_slurp(path, NULL);
 	for (line = text; line; line = save) {
 		char key[128], value[512];
 		size_t k;
@@ -713,7 +697,7 @@ START_TEST(t_write_reload)
 		ck_assert_uint_gt(d->origin[i].line, 0);
 	}
 	/* annotated: description, default, restart and support notes */
-	text = slurp(path);
+	text = simenv_slurp(path, NULL);
 	want = xasprintf("\n# %s\n# default 0, needs a restart\nlmc %s\n",
 			 conf_keys[key_index("lmc")].desc, val(c, "lmc"));
 	ck_assert_msg(strstr(text, want) != NULL, "no \"%s\" in output", want);

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "util.h"
 #include "check_main.h"
+#include "simenv.h"
 
 /* an OpenSM-written guid2lid: not sorted, a blank line after each entry */
 static const char opensm_file[] = "0x0000000000100004 0x0004 0x0004\n"
@@ -50,25 +51,6 @@ static void write_str(const char *path, const char *s)
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(fwrite(s, 1, strlen(s), f), strlen(s));
 	ck_assert_int_eq(fclose(f), 0);
-}
-
-/* whole file, NUL-terminated; NULL when missing */
-static char *read_str(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long len;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	rewind(f);
-	buf = xmalloc((size_t)len + 1);
-	ck_assert_int_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
-	buf[len] = '\0';
-	fclose(f);
-	return buf;
 }
 
 static ino_t inode_of(const char *path)
@@ -204,7 +186,7 @@ START_TEST(t_load_missing)
 	/* the first save creates the cache directory */
 	ck_assert_int_eq(lidmgr_assign(m, r, 2, 0), 0);
 	ck_assert_int_eq(lidmgr_save(m), 0);
-	s = read_str(p);
+	s = simenv_slurp(p, NULL);
 	ck_assert_str_eq(s, "0x0000000000000011 0x0001 0x0001\n\n"
 			    "0x0000000000000012 0x0002 0x0002\n\n");
 	free(s);
@@ -266,7 +248,7 @@ START_TEST(t_roundtrip)
 	ck_assert_int_eq(lidmgr_load(m, NULL), 0);
 	ck_assert_int_eq(lidmgr_assign(m, r, 4, 0), 0);
 	ck_assert_int_eq(lidmgr_save(m), 0);
-	s = read_str(p);
+	s = simenv_slurp(p, NULL);
 	ck_assert_str_eq(s, want); /* sorted by lid, OpenSM's format */
 	free(s);
 
@@ -287,7 +269,7 @@ START_TEST(t_roundtrip)
 	ck_assert_int_eq(lidmgr_assign(m2, r, 4, 0), 0);
 	ck_assert_int_eq(lidmgr_save(m2), 0);
 	ck_assert(inode_of(p) != ino);
-	s = read_str(p);
+	s = simenv_slurp(p, NULL);
 	ck_assert_str_eq(s, "0x0000000000000a01 0x0004 0x0007\n\n"
 			    "0xf452140300a1b2c3 0x0008 0x000b\n\n"
 			    "0x0000000000000c03 0x0010 0x0010\n\n"
@@ -323,7 +305,7 @@ START_TEST(t_opensm_file)
 	ck_assert_uint_eq(lidmgr_max_lid(m), 6);
 	ck_assert_int_eq(lidmgr_save(m), 0);
 	ck_assert(inode_of(p) == ino);
-	s = read_str(p);
+	s = simenv_slurp(p, NULL);
 	ck_assert_str_eq(s, opensm_file);
 	free(s);
 	lidmgr_del(m);
@@ -412,7 +394,7 @@ START_TEST(t_bad_lines)
 	ck_assert_uint_eq(r[0].lid, 1);
 	ck_assert_uint_eq(r[1].lid, 4); /* 2-3 held for absent 0x2 */
 	ck_assert_int_eq(lidmgr_save(m), -EUCLEAN);
-	s = read_str(p);
+	s = simenv_slurp(p, NULL);
 	ck_assert_str_eq(s, content);
 	free(s);
 
@@ -421,7 +403,7 @@ START_TEST(t_bad_lines)
 	write_str(p, s);
 	ck_assert(lidmgr_file_corrupt(m));
 	ck_assert_int_eq(lidmgr_save(m), -EUCLEAN);
-	want = read_str(p);
+	want = simenv_slurp(p, NULL);
 	ck_assert_str_eq(want, s);
 	free(want);
 	free(s);
@@ -433,7 +415,7 @@ START_TEST(t_bad_lines)
 	ck_assert_int_eq(lidmgr_save(m), 0);
 	assert_entry(m, 0x107, 0x100, 0x100);
 	assert_entry(m, 0x9001, 1, 1);
-	s = read_str(p);
+	s = simenv_slurp(p, NULL);
 	ck_assert_ptr_nonnull(strstr(s, "0x0000000000000107 0x0100 0x0100\n\n"));
 	ck_assert_ptr_nonnull(strstr(s, "0x0000000000009001 0x0001 0x0001\n\n"));
 	ck_assert_ptr_nonnull(strstr(s, "0x0000000000009002 0x0004 0x0004\n\n"));
@@ -465,7 +447,7 @@ START_TEST(t_bad_file_removed)
 	unlink(p);
 	ck_assert(!lidmgr_file_corrupt(m));
 	ck_assert_int_eq(lidmgr_save(m), 0);
-	s = read_str(p);
+	s = simenv_slurp(p, NULL);
 	ck_assert_str_eq(s, "0x0000000000000005 0x0001 0x0001\n\n"
 			    "0x0000000000000077 0x0002 0x0002\n\n");
 	free(s);

@@ -860,28 +860,6 @@ START_TEST(t_ring_line)
 }
 END_TEST
 
-/* leaf-spine: nspine spines, nleaf leaves (uplink g on port 1 + g), nhost per leaf */
-static struct ibsm_topo *leaf_spine(unsigned nspine, unsigned nleaf, unsigned nhost, uint8_t lmc,
-				    uint32_t *leaf0)
-{
-	struct fab f;
-	uint32_t sp[16], lf, i, j;
-
-	fab_init(&f);
-	for (i = 0; i < nspine; i++)
-		sp[i] = fab_sw(&f, 36);
-	for (i = 0; i < nleaf; i++) {
-		lf = fab_sw(&f, 36);
-		if (!i)
-			*leaf0 = lf;
-		for (j = 0; j < nspine; j++)
-			topo_builder_link_sw(f.b, lf, (uint8_t)(1 + j), sp[j], (uint8_t)(1 + i));
-		for (j = 0; j < nhost; j++)
-			fab_host(&f, lf, (uint8_t)(1 + nspine + j), lmc);
-	}
-	return topo_builder_finish(f.b);
-}
-
 START_TEST(t_leaf_spine_balance)
 {
 	struct ibsm_topo *t;
@@ -891,7 +869,7 @@ START_TEST(t_leaf_spine_balance)
 	unsigned g, lo, hi, n;
 
 	for (lmc = 0; lmc <= 2; lmc++) {
-		t = leaf_spine(4, 6, 7, lmc, &leaf0);
+		t = fab_leaf_spine(4, 6, 7, lmc, &leaf0);
 		r = route(t);
 		verify_routes(t, r);
 		/* every leaf: its 4 uplinks carry the remote end port LIDs equally, ±1 */
@@ -935,7 +913,7 @@ START_TEST(t_lmc_more_paths_than_neighbours)
 	const struct topo_ep *e;
 	unsigned n1 = 0;
 
-	t = leaf_spine(2, 3, 2, 2, &leaf0);
+	t = fab_leaf_spine(2, 3, 2, 2, &leaf0);
 	r = route(t);
 	verify_routes(t, r);
 	e = &t->eps[ep_by_lid(t, t->eps[t->sw[t->nsw - 1].ep].lid)];
@@ -1004,7 +982,7 @@ START_TEST(t_bad_input)
 	ck_assert_uint_eq(t->nlinks, 2);
 
 	/* routes made for another topology */
-	t2 = leaf_spine(2, 2, 1, 0, &a);
+	t2 = fab_leaf_spine(2, 2, 1, 0, &a);
 	r = routes_new(t2);
 	ck_assert_int_eq(minhop_route(t, r), -EINVAL);
 	ck_assert_str_eq(r->why, "routes sized for another topology");

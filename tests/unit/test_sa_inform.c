@@ -26,13 +26,6 @@
 #include "util.h"
 #include "check_main.h"
 
-static const char *const net =
-	"Hca 1 \"h1\"\n[1] \"sw1\"[1]\n\n"
-	"Hca 1 \"h2\"\n[1] \"sw1\"[2]\n\n"
-	"Hca 1 \"h3\"\n[1] \"sw1\"[3]\n\n"
-	"Hca 1 \"h4\"\n[1] \"sw1\"[4]\n\n"
-	"Switch 8 \"sw1\"\n\n";
-
 #define SA_KEY  1 /* the default sa_key: a trusted request */
 #define NO_KEY  0
 #define ALL_LID 0xffff
@@ -147,7 +140,7 @@ static void rm_rf(const char *dir)
 
 static void up(struct simenv *e, struct ibsm_conf *c)
 {
-	simenv_init(e, net, strlen(net), 0, c);
+	simenv_init(e, fakefab_one_switch_net, strlen(fakefab_one_switch_net), 0, c);
 	simenv_run_heavy(e, 1);
 	ck_assert_msg(e->last.ok, "%s", e->last.reason);
 }

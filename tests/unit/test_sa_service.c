@@ -23,13 +23,6 @@
 #include "util.h"
 #include "check_main.h"
 
-static const char *const net =
-	"Hca 1 \"h1\"\n[1] \"sw1\"[1]\n\n"
-	"Hca 1 \"h2\"\n[1] \"sw1\"[2]\n\n"
-	"Hca 1 \"h3\"\n[1] \"sw1\"[3]\n\n"
-	"Hca 1 \"h4\"\n[1] \"sw1\"[4]\n\n"
-	"Switch 8 \"sw1\"\n\n";
-
 #define SA_KEY  1 /* the default sa_key: a trusted request */
 #define NO_KEY  0
 #define INF     0xffffffffu
@@ -63,7 +56,7 @@ static void gid_of(const struct simenv *e, const char *name, uint8_t gid[16])
 
 static void up(struct simenv *e)
 {
-	simenv_init(e, net, strlen(net), 0, NULL);
+	simenv_init(e, fakefab_one_switch_net, strlen(fakefab_one_switch_net), 0, NULL);
 	simenv_run_heavy(e, 1);
 	ck_assert_msg(e->last.ok, "%s", e->last.reason);
 }

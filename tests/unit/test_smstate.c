@@ -54,12 +54,7 @@ static struct ibsm_conf *conf_prio(struct simenv *e, const char *prio)
 /* loop, fake fabric, no SM yet */
 static void env_fabric(struct simenv *e)
 {
-	memset(e, 0, sizeof(*e));
-	log_init("test", IBSM_LOG_ERROR, true, false);
-	evthread_use_pthreads();
-	ck_assert_ptr_nonnull(check_mkdtemp(e->dir, sizeof(e->dir), "ibsmd-test"));
-	e->sm_node = H1;
-	e->base = event_base_new();
+	simenv_base(e, H1);
 	simenv_fabric(e, net, strlen(net));
 }
 

@@ -19,6 +19,7 @@
 
 #include "util.h"
 #include "check_main.h"
+#include "simenv.h"
 
 /* splitmix64: a bijection of the counter, so outputs never repeat */
 static uint64_t splitmix64(uint64_t *state)
@@ -342,26 +343,6 @@ static void tmpdir_del(char *d)
 	free(d);
 }
 
-static char *read_all(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	ck_assert_ptr_nonnull(buf);
-	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
-
 /* names in dir other than . and .. */
 static int dir_count(const char *dir, const char *only)
 {
@@ -390,7 +371,7 @@ START_TEST(t_write_create)
 
 	p = xasprintf("%s/guid2lid", d);
 	ck_assert_int_eq(write_file_atomic(p, text, strlen(text)), 0);
-	got = read_all(p, &len);
+	got = simenv_slurp(p, &len);
 	ck_assert_ptr_nonnull(got);
 	ck_assert_uint_eq(len, strlen(text));
 	ck_assert_mem_eq(got, text, len);
@@ -401,7 +382,7 @@ START_TEST(t_write_create)
 
 	/* empty and large contents */
 	ck_assert_int_eq(write_file_atomic(p, "", 0), 0);
-	got = read_all(p, &len);
+	got = simenv_slurp(p, &len);
 	ck_assert_uint_eq(len, 0);
 	free(got);
 	{
@@ -412,7 +393,7 @@ START_TEST(t_write_create)
 		for (i = 0; i < big; i++)
 			b[i] = (char)(i * 31 + (i >> 9));
 		ck_assert_int_eq(write_file_atomic(p, b, big), 0);
-		got = read_all(p, &len);
+		got = simenv_slurp(p, &len);
 		ck_assert_uint_eq(len, big);
 		ck_assert_mem_eq(got, b, big);
 		free(got);
@@ -445,7 +426,7 @@ START_TEST(t_write_replace_atomic)
 	ck_assert_int_eq(pread(fd, old, sizeof(old) - 1, 0), 13);
 	ck_assert_str_eq(old, "old contents\n");
 	close(fd);
-	got = read_all(p, &len);
+	got = simenv_slurp(p, &len);
 	ck_assert_uint_eq(len, 4);
 	ck_assert_mem_eq(got, "new\n", 4);
 	free(got);
@@ -526,7 +507,7 @@ START_TEST(t_write_failure_keeps_old)
 	tmp = xasprintf("%s.tmp.%ld", p, (long)getpid());
 	ck_assert_int_eq(mkdir(tmp, 0700), 0);
 	ck_assert_int_lt(write_file_atomic(p, "lost\n", 5), 0);
-	got = read_all(p, &len);
+	got = simenv_slurp(p, &len);
 	ck_assert_uint_eq(len, 8);
 	ck_assert_mem_eq(got, "keep me\n", 8);
 	free(got);
@@ -543,7 +524,7 @@ START_TEST(t_write_failure_keeps_old)
 	ck_assert_int_eq(dir_count(sub, "inside"), 1);
 	free(p);
 	p = xasprintf("%s/file", d);
-	got = read_all(p, &len);
+	got = simenv_slurp(p, &len);
 	ck_assert_uint_eq(len, 8);
 	ck_assert_mem_eq(got, "keep me\n", 8);
 	free(got);

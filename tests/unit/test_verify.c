@@ -75,24 +75,6 @@ static struct ibsm_topo *ring(unsigned n)
 	return topo_builder_finish(f.b);
 }
 
-static struct ibsm_topo *leaf_spine(unsigned nspine, unsigned nleaf, unsigned nhost, uint8_t lmc)
-{
-	struct fab f;
-	uint32_t sp[16], lf, i, j;
-
-	fab_init(&f);
-	for (i = 0; i < nspine; i++)
-		sp[i] = fab_sw(&f, 36);
-	for (i = 0; i < nleaf; i++) {
-		lf = fab_sw(&f, 36);
-		for (j = 0; j < nspine; j++)
-			topo_builder_link_sw(f.b, lf, (uint8_t)(1 + j), sp[j], (uint8_t)(1 + i));
-		for (j = 0; j < nhost; j++)
-			fab_host(&f, lf, (uint8_t)(1 + nspine + j), lmc);
-	}
-	return topo_builder_finish(f.b);
-}
-
 static struct ibsm_routes *minhop(const struct ibsm_topo *t)
 {
 	struct ibsm_routes *r = routes_new(t);
@@ -217,7 +199,7 @@ START_TEST(t_correct_tables)
 
 	/* leaf-spine, LMC 0..2: every LID of every block is a destination */
 	for (lmc = 0; lmc <= 2; lmc++) {
-		t = leaf_spine(4, 6, 7, lmc);
+		t = fab_leaf_spine(4, 6, 7, lmc, NULL);
 		r = minhop(t);
 		ck_assert_int_eq(verify(t, r, &lax, &rep), 0);
 		ck_assert_uint_eq(rep.pairs, want_pairs(t));
