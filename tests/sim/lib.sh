@@ -58,6 +58,14 @@
 #   t_judge_ok [ARGS]         judges must be ok (fails the test with the report otherwise)
 #   t_judge_until SEC WHAT [ARGS]  judges must be ok within SEC s (after WHAT, for the message)
 #   t_judge_faults NODE       the last judge run is ok but for links at NODE (a dead switch)
+#   sm_daemon_up NET SEC      fresh ibsim on NET, the SM daemon up within SEC s, the fabric
+#                             as ibnetdiscover sees it in $T/ibnd (for lid_of)
+#   lid_of NAME               the LID of the node NAME in $T/ibnd
+#   wait_log FILE PATTERN [SEC]  a line matching PATTERN (grep -E) shows up in FILE (5 s)
+#   field FILE NAME           the value of field NAME ("NAME....value", "NAME:value") in FILE
+#   t_field_eq FILE NAME WANT field NAME of FILE must be WANT (numbers as numbers: 0x24 == 36)
+#   expect_rc RC CMD...       CMD must exit RC (its output in $T/rc.out)
+#   sa_tools_init             SA_CLIENT (tests/tools/sa_client) and MCTOOL; skips without them
 #   t_lids_same A B           two LID snapshots must be equal
 #   t_lids_match_sm           ibnetdiscover LIDs == the SM's own node list
 #   t_sminfo_master [GUID]    sminfo must name GUID (default: sm_port_guid) as master
@@ -613,6 +621,59 @@ t_judge_faults() {
 	local out
 	out=$("$PYTHON" "$SIMTOOL" judge-faults "$T/judge.json" "$1" 2>&1) || t_fail "$out"
 	t_info "$out"
+}
+
+sm_daemon_up() {
+	t_step "daemon on $(basename "$1")"
+	sim_start "$1"
+	sm_start
+	sm_wait_up "$2"
+	sim_run ibnetdiscover >"$T/ibnd" || t_fail "ibnetdiscover failed"
+}
+
+lid_of() { "$PYTHON" "$SIMTOOL" ibnd-name "$T/ibnd" "$1" || t_fail "no LID for $1"; }
+
+wait_log() {
+	local i
+	for ((i = 0; i < ${3:-5} * 10; i++)); do
+		grep -Eq "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	t_fail "no line /$2/ in $(basename "$1") after ${3:-5} s: $(tail -n 5 "$1" 2>/dev/null)"
+}
+
+field() {
+	awk -v k="$2" '{ l = $0; sub(/^[ \t]+/, "", l)
+		if (index(l, k) != 1) next
+		r = substr(l, length(k) + 1)
+		if (r !~ /^[.:]+/) next
+		sub(/^[.:]+/, "", r); print r; exit }' "$1"
+}
+
+t_field_eq() {
+	local f=$1 k=$2 want=$3 got
+	got=$(field "$f" "$k")
+	if [[ $got =~ ^(0x[0-9a-fA-F]+|[0-9]+)$ && $want =~ ^(0x[0-9a-fA-F]+|[0-9]+)$ ]]; then
+		[ $((got)) -eq $((want)) ] && return 0
+	else
+		[ "$got" = "$want" ] && return 0
+	fi
+	t_fail "$(basename "$f"): $k is '$got', want '$want'"
+}
+
+expect_rc() {
+	local want=$1 rc
+	shift
+	"$@" >"$T/rc.out" 2>&1
+	rc=$?
+	[ $rc -eq "$want" ] || t_fail "$* exit $rc, want $want: $(head -c 300 "$T/rc.out")"
+}
+
+sa_tools_init() {
+	command -v saquery >/dev/null || t_skip "saquery missing (infiniband-diags)"
+	: "${SA_CLIENT:=$top_builddir/tests/tools/sa_client}"
+	[ -x "$SA_CLIENT" ] || t_skip "$SA_CLIENT not built"
+	MCTOOL=$SIM_LIB_DIR/mctool.py
 }
 
 t_lids_same() {

@@ -879,10 +879,16 @@ CMDS = {
     'ctl-lids-check': (cmd_ctl_lids_check, 2),
 }
 
+def run_cli(cmds, doc, argv):
+    """run the subcommand argv[1] of a {name: (function, arity)} table (arity -N: at least N
+    arguments); the usage (doc) and exit 2 when it does not fit"""
+    n = cmds.get(argv[1], (None, 0))[1] if len(argv) > 1 else 0
+    if (len(argv) < 2 or argv[1] not in cmds
+            or (n >= 0 and len(argv) - 2 != n) or (n < 0 and len(argv) - 2 < -n)):
+        print(doc, file=sys.stderr)
+        return 2
+    return cmds[argv[1]][0](*argv[2:])
+
+
 if __name__ == '__main__':
-    n = CMDS.get(sys.argv[1], (None, 0))[1] if len(sys.argv) > 1 else 0
-    if (len(sys.argv) < 2 or sys.argv[1] not in CMDS
-            or (n >= 0 and len(sys.argv) - 2 != n) or (n < 0 and len(sys.argv) - 2 < -n)):
-        print(__doc__, file=sys.stderr)
-        sys.exit(2)
-    sys.exit(CMDS[sys.argv[1]][0](*sys.argv[2:]))
+    sys.exit(run_cli(CMDS, __doc__, sys.argv))
