@@ -54,6 +54,15 @@ class Fail(Exception):
 
 # --- reading the fabric ------------------------------------------------------------------
 
+def run_tool(argv):
+    """a diags tool's result; once more when a signal killed it (libumad2sim, ibsim's umad
+    stand-in, crashes a client now and then: tests/sim/lib.sh sim_client)"""
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=TOOL_TIMEOUT)
+    if r.returncode < 0:
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=TOOL_TIMEOUT)
+    return r
+
+
 class Source:
     """the diags' output: run live (saving to SAVE when set) or read from a saved dir"""
 
@@ -72,7 +81,7 @@ class Source:
             with open(path) as f:
                 return f.read()
         try:
-            r = subprocess.run(argv, capture_output=True, text=True, timeout=TOOL_TIMEOUT)
+            r = run_tool(argv)
         except (OSError, subprocess.TimeoutExpired) as e:
             raise Fail(f"{' '.join(argv)}: {e}") from None
         if r.returncode != 0 and (must or not r.stdout.strip()):
@@ -85,7 +94,7 @@ class Source:
     def run(self, argv):
         """a tool's output, or None when it failed (nothing saved)"""
         try:
-            r = subprocess.run(argv, capture_output=True, text=True, timeout=TOOL_TIMEOUT)
+            r = run_tool(argv)
         except (OSError, subprocess.TimeoutExpired):
             return None
         return r.stdout if r.returncode == 0 else None

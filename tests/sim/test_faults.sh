@@ -65,8 +65,9 @@ sim_run smpquery portinfo -D 0,1 9 >"$T/pi.out" || t_fail "smpquery portinfo lea
 grep -q 'LinkState:.*Down' "$T/pi.out" || t_fail "leaf1 port 9 is not Down after Unlink"
 sm_alive || t_fail "$SM died"
 # the SA answers and a partial scan from the SM's port works with the link down
-sim_run saquery >"$T/saquery.out" 2>&1 || t_fail "saquery failed (exit $?)"
-sim_run iblinkinfo -S "$(sm_port_guid)" >"$T/iblinkinfo.out" 2>&1 ||
+# (sim_client: once more when umad2sim crashes the tool, see lib.sh)
+sim_client saquery >"$T/saquery.out" 2>&1 || t_fail "saquery failed (exit $?)"
+sim_client iblinkinfo -S "$(sm_port_guid)" >"$T/iblinkinfo.out" 2>&1 ||
 	t_fail "iblinkinfo -S failed (exit $?)"
 sm_alive || t_fail "$SM died on an SA query"
 sm_stop

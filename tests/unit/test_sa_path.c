@@ -31,6 +31,7 @@
 #include "sm.h"
 #include "util.h"
 #include "check_main.h"
+#include "pkeywrap.h"
 
 static const char *const net = "Ca 1 \"H-0000000000000011\" # \"h1\"\n"
 			       "[1](12) \"S-0000000000000100\"[1]\n\n"
@@ -58,22 +59,7 @@ enum { H1, H2, H3, H4, SW1, SW2, SW3, NNODES };
 
 static struct simenv e;
 
-/* partitions are the test's own (--wrap): a CA that shares none with other CAs */
-uint16_t __real_pkey_common(const struct ibsm_sm *sm, const struct ibsm_port *a,
-			    const struct ibsm_port *b, uint16_t want);
-uint16_t __wrap_pkey_common(const struct ibsm_sm *sm, const struct ibsm_port *a,
-			    const struct ibsm_port *b, uint16_t want);
-
-static uint64_t isolated; /* node GUID, 0: none */
-
-uint16_t __wrap_pkey_common(const struct ibsm_sm *sm, const struct ibsm_port *a,
-			    const struct ibsm_port *b, uint16_t want)
-{
-	if (isolated && (a->node->guid == isolated) != (b->node->guid == isolated) &&
-	    !node_is_switch(a->node) && !node_is_switch(b->node))
-		return 0;
-	return __real_pkey_common(sm, a, b, want);
-}
+/* partitions are the test's own (--wrap, pkeywrap.c): a CA that shares none with other CAs */
 
 /* --- fabric --- */
 
@@ -675,7 +661,7 @@ START_TEST(t_no_partition)
 	ck_assert_uint_eq(a.status, 0);
 	ck_assert_uint_eq(a.n, 0);
 	/* h4 shares a partition with no other CA */
-	isolated = fakefab_node_guid(e.ff, H4);
+	pkeywrap_isolated = fakefab_node_guid(e.ff, H4);
 	memset(&q, 0, sizeof(q));
 	get_lids(H1, H4, 0, &q, &a);
 	ck_assert_uint_eq(a.status, IBSM_SA_ERR_NO_RECORDS);
@@ -693,7 +679,7 @@ START_TEST(t_no_partition)
 	gid_of(H4, q.dgid);
 	ask(lid_of(H4), IBSM_METHOD_GET_TABLE, C(SGID) | C(DGID), &q, &a);
 	ck_assert_uint_eq(a.n, 1);
-	isolated = 0;
+	pkeywrap_isolated = 0;
 	down();
 }
 END_TEST

@@ -32,6 +32,7 @@
 #include "sm.h"
 #include "topofile.h"
 #include "check_main.h"
+#include "pkeywrap.h"
 
 
 #define NSWITCHES 5
@@ -42,26 +43,12 @@
 
 /* --- the wrapped partition and multicast questions --- */
 
-uint16_t __real_pkey_common(const struct ibsm_sm *sm, const struct ibsm_port *a,
-			    const struct ibsm_port *b, uint16_t want);
-uint16_t __wrap_pkey_common(const struct ibsm_sm *sm, const struct ibsm_port *a,
-			    const struct ibsm_port *b, uint16_t want);
 bool __real_mcast_mft_entry(const struct ibsm_sm *sm, const struct ibsm_node *sw, uint16_t mlid,
 			    uint16_t *mask, unsigned position);
 bool __wrap_mcast_mft_entry(const struct ibsm_sm *sm, const struct ibsm_node *sw, uint16_t mlid,
 			    uint16_t *mask, unsigned position);
 
-/* a node whose ports share a partition with switch ports only (0: none) */
-static uint64_t isolated;
-
-uint16_t __wrap_pkey_common(const struct ibsm_sm *sm, const struct ibsm_port *a,
-			    const struct ibsm_port *b, uint16_t want)
-{
-	if (isolated && (a->node->guid == isolated) != (b->node->guid == isolated) &&
-	    !node_is_switch(a->node) && !node_is_switch(b->node))
-		return 0;
-	return __real_pkey_common(sm, a, b, want);
-}
+/* partitions: pkeywrap.c (a node whose ports share a partition with switch ports only) */
 
 /* multicast entries the tests hand out: switch, MLID, position, mask */
 static struct fake_mft {
@@ -170,7 +157,7 @@ static uint16_t lid_of(const struct simenv *e, const char *name, int port)
 
 static void up(struct simenv *e, struct ibsm_conf *c)
 {
-	isolated = 0;
+	pkeywrap_isolated = 0;
 	nfake_mft = 0;
 	simenv_init(e, fakefab_small_net, strlen(fakefab_small_net), 0, c);
 	simenv_run_heavy(e, 1);
@@ -827,7 +814,7 @@ START_TEST(t_partitions)
 	up(&e, NULL);
 	h1 = lid_of(&e, "h1", 1);
 	h3 = lid_of(&e, "h3", 1);
-	isolated = fakefab_node_guid(e.ff, node_ix(&e, "h3"));
+	pkeywrap_isolated = fakefab_node_guid(e.ff, node_ix(&e, "h3"));
 	/* h1 no longer sees h3: its node, port and link (both directions) */
 	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_NODE_RECORD, 0, NULL, 0),
 			  NSWITCHES + NCAPORTS - 1);
@@ -855,7 +842,7 @@ START_TEST(t_partitions)
 				     SA_KEY),
 			  0);
 	/* a LID ibsmd did not assign: nothing, unless trusted */
-	isolated = 0;
+	pkeywrap_isolated = 0;
 	ck_assert_uint_eq(table_count(&e, 0x0777, IBSM_SA_ATTR_NODE_RECORD, 0, NULL, 0), 0);
 	ck_assert_uint_eq(table_count(&e, 0x0777, IBSM_SA_ATTR_SMINFO_RECORD, 0, NULL, 0), 0);
 	ck_assert_uint_eq(table_count(&e, 0x0777, IBSM_SA_ATTR_NODE_RECORD, 0, NULL, SA_KEY),
@@ -877,7 +864,7 @@ START_TEST(t_lmc_ranges)
 	char err[256], dsc[65];
 	uint16_t base, lid, h2;
 
-	isolated = 0;
+	pkeywrap_isolated = 0;
 	nfake_mft = 0;
 	simenv_init(&e, fakefab_small_net, strlen(fakefab_small_net), 0, NULL);
 	/* before the first sweep, which starts from the loop */
