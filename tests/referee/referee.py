@@ -14,11 +14,15 @@ and reports, as JSON (stdout, and --json FILE):
   links_not_active       ports with a neighbour whose state is not Active
   lids_missing / lids_duplicate   CA ports and switches without a LID, LIDs held twice
   switches_without_lft   switches dump_fts could not read
-  pairs / pairs_unrouted / pairs_looping   CA-to-CA and switch pairs, walked hop by hop
+  pairs / pairs_unrouted / pairs_looping   CA-to-CA pairs, walked hop by hop
+  switch_pairs*          the same from every CA port to every switch (from_switches*: paths
+                         from the switches, for information: up/down leaves root to root out)
   credit_loops           a cycle in the channel dependency graph (per VL with --vl, else VL0)
   a2a_max_link_load / a2a_avg_link_load   all-to-all CA paths per directed switch link
-  shift_max_congestion   the worst switch link over --shifts shift permutations
-  path_stretch / path_stretch_max         hops taken / shortest hops (CA pairs)
+  shift_max_congestion / shift_mean_congestion   the worst switch link over --shifts shift
+                         permutations (CA ports in LID order)
+  path_stretch           switch hops taken / shortest switch hops, over all CA pairs (and
+                         path_stretch_max, the worst pair)
 "ok" is true when nothing above is wrong (credit loops tolerated with
 --allow-credit-loops); the exit code is 0 then, 1 when not ok, 2 when the tools failed.
 
@@ -401,30 +405,41 @@ class Walk:
         self.ca_lids = sorted(lid for lid, (kind, _) in owner.items() if kind == 'ca')
 
     def pairs(self):
-        """every CA port and switch to every other LID: counts, bad examples and stretch"""
+        """every CA port to every other CA port (pairs*) and to every switch (switch_pairs*):
+        counts, bad examples and the path stretch (switch hops taken / shortest switch hops,
+        summed over the CA-to-CA pairs); paths from the switches (from_switches*) are counted
+        for information only"""
         fab, attach = self.fab, self.attach
         dist = shortest_hops(fab)
         srcs = [('ca', c, attach[c]) for c in fab.cas if fab.ports[c]['lid']] + \
                [('sw', g, g) for g in fab.switches]
-        r = dict(pairs=0, pairs_unrouted=0, pairs_looping=0, pairs_bad=[])
-        stretch = []
+        r = dict(pairs_bad=[])
+        for pre in ('pairs', 'switch_pairs', 'from_switches'):
+            r[pre] = r[pre + '_unrouted'] = r[pre + '_looping'] = 0
+        taken = shortest = 0
+        worst = None
         for dlid, tree in self.trees.items():
             kind, who = self.owner[dlid]
             dst_sw = attach.get(who) if kind == 'ca' else who
             for skind, s, first in srcs:
                 if s == who:
                     continue
-                r['pairs'] += 1
+                pre = ('from_switches' if skind == 'sw' else 'pairs' if kind == 'ca'
+                       else 'switch_pairs')
+                r[pre] += 1
                 fate = tree[first] if first else (None, None, None, 'source not attached')
                 if fate[0] is None:
-                    r['pairs_looping' if fate[3] == 'loop' else 'pairs_unrouted'] += 1
-                    if len(r['pairs_bad']) < LIST_MAX:
-                        name = fab.name(*s) if skind == 'ca' else fab.name(s)
-                        r['pairs_bad'].append(f"{name} -> LID {dlid}: {fate[3]}")
+                    r[pre + ('_looping' if fate[3] == 'loop' else '_unrouted')] += 1
+                    if skind == 'ca' and len(r['pairs_bad']) < LIST_MAX:
+                        r['pairs_bad'].append(f"{fab.name(*s)} -> LID {dlid}: {fate[3]}")
                 elif skind == 'ca' and kind == 'ca' and dst_sw in dist[first]:
-                    stretch.append((fate[0] + 1) / (dist[first][dst_sw] + 2))
-        r['path_stretch'] = round(sum(stretch) / len(stretch), 3) if stretch else None
-        r['path_stretch_max'] = round(max(stretch), 3) if stretch else None
+                    hops, short = fate[0] - 1, dist[first][dst_sw]   # switch to switch
+                    taken, shortest = taken + hops, shortest + short
+                    if short and (worst is None or hops / short > worst):
+                        worst = hops / short
+        r['path_stretch'] = round(taken / shortest, 4) if shortest else (1.0 if taken == 0
+                                                                          else None)
+        r['path_stretch_max'] = round(worst, 3) if worst is not None else r['path_stretch']
         return r
 
     def routed_cas(self, tree, dlid):
@@ -490,7 +505,8 @@ def judge(fab, args, src):
               fab.active_peer(g, p)[0] in fab.switches)
     rep['a2a_max_link_load'] = max(load.values(), default=0)
     rep['a2a_avg_link_load'] = round(sum(load.values()) / isl, 2) if isl else 0
-    rep['shift_max_congestion'] = shift_congestion(walk, args.shifts)
+    rep['shift_max_congestion'], rep['shift_mean_congestion'] = shift_congestion(walk,
+                                                                                 args.shifts)
     cycle = find_cycle(deps)
     rep['credit_loops'] = cycle is not None
     rep['credit_loop'] = [f"{fab.name(g)} port {p} VL{vl}" for g, p, vl in cycle or []]
@@ -498,7 +514,8 @@ def judge(fab, args, src):
     if args.vl:
         rep['pathrecords'], rep['sl_unknown'] = walk.pathrecords, walk.sl_unknown
     bad = [k for k in ('links_not_active', 'lids_missing', 'lids_duplicate',
-                       'switches_without_lft', 'pairs_unrouted', 'pairs_looping') if rep[k]]
+                       'switches_without_lft', 'pairs_unrouted', 'pairs_looping',
+                       'switch_pairs_unrouted', 'switch_pairs_looping') if rep[k]]
     if cycle and not args.allow_credit_loops:
         bad.append('credit_loops')
     rep['ok'], rep['not_ok_because'] = not bad, bad
@@ -509,15 +526,16 @@ def judge(fab, args, src):
 
 
 def shift_congestion(walk, shifts):
-    """the most CA flows on one switch link in shift permutation i (CA j sends to CA j+i),
-    over SHIFTS values of i spread evenly over 1..n-1"""
+    """(max, mean) over SHIFTS shift permutations, spread evenly over 1..n-1, of the most CA
+    flows on one switch link; in permutation i the CA port j (in LID order) sends to j+i"""
     fab = walk.fab
-    cas = [c for c in fab.cas if fab.ports[c]['lid'] and walk.attach[c]]
+    cas = sorted((c for c in fab.cas if fab.ports[c]['lid'] and walk.attach[c]),
+                 key=lambda c: fab.ports[c]['lid'])
     n = len(cas)
     if n < 2 or shifts <= 0:
-        return 0
+        return 0, 0
     step = (n - 1) / min(shifts, n - 1)
-    worst = 0
+    worst = []
     for i in sorted({1 + int(k * step) for k in range(min(shifts, n - 1))}):
         flows = collections.Counter()
         for j, c in enumerate(cas):
@@ -528,8 +546,8 @@ def shift_congestion(walk, shifts):
             while tree[s][1]:
                 flows[(s, tree[s][2])] += 1
                 s = tree[s][1]
-        worst = max(worst, max(flows.values(), default=0))
-    return worst
+        worst.append(max(flows.values(), default=0))
+    return max(worst), round(sum(worst) / len(worst), 3)
 
 
 def main():

@@ -79,22 +79,24 @@ sm_once
 ref good --save "$T/saved" || t_fail "referee not ok on a good fabric: $(head -c 600 "$T/good.out")"
 want good 'r["ok"] and r["pairs_unrouted"] == 0 and r["pairs_looping"] == 0 and not r["credit_loops"]' \
 	"ok, every pair routed, no credit loop"
-# 16 hosts, 20 switches: 36 LIDs, 35 sources each; min-hop paths in a fat tree are shortest
-want good 'r["switches"] == 20 and r["ca_ports"] == 16 and r["pairs"] == 36 * 35' "36 x 35 pairs"
+# 16 hosts, 20 switches: 36 LIDs; min-hop paths in a fat tree are shortest
+want good 'r["switches"] == 20 and r["ca_ports"] == 16 and r["pairs"] == 16 * 15 and r["switch_pairs"] == 16 * 20 and r["from_switches"] == 20 * 35 and r["from_switches_unrouted"] == 0' \
+	"16 x 15 host pairs, 16 x 20 host-switch pairs, 20 x 35 from the switches"
 want good 'r["path_stretch"] == 1.0 and r["path_stretch_max"] == 1.0' "stretch 1"
 # 240 CA pairs, 48 directed switch links; each host sends to 14 others beyond its edge
 # switch over its 2 uplinks: at least 7 x 2 on the busiest uplink
 want good 'r["a2a_max_link_load"] >= 14 and r["a2a_avg_link_load"] > 0' "all-to-all load counted"
 "$PYTHON" "$REFEREE" --from "$T/saved" --json "$T/replay.json" >/dev/null ||
 	t_fail "the saved output does not judge ok"
-want replay 'r["pairs"] == 36 * 35 and r["ok"]' "the saved output judges the same"
+want replay 'r["pairs"] == 16 * 15 and r["ok"]' "the saved output judges the same"
 EXTRA=$("$PYTHON" "$RUN_JUDGES" --extra)
 if [ -n "$EXTRA" ]; then
 	SIM_TIMEOUT=$JUDGE_TIMEOUT sim_run "$PYTHON" "$EXTRA" --json "$T/extra.json" \
 		>"$T/extra.out" || t_fail "the extra judge is not ok where the referee is"
 	"$PYTHON" -c 'import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:])
-for k in ("a2a_max_link_load", "pairs_unrouted", "credit_loops", "path_stretch"):
+# (the shift figures sample permutations, each judge its own way: not compared)
+for k in ("a2a_max_link_load", "pairs", "pairs_unrouted", "credit_loops", "path_stretch"):
     if a.get(k) != b.get(k):
         sys.exit("referee and extra judge differ on %s: %s / %s" % (k, a.get(k), b.get(k)))' \
 		"$T/good.json" "$T/extra.json" || t_fail "referee and extra judge disagree"
@@ -112,8 +114,8 @@ t_step "(b) saved output with faults put in"
 # pod1-edge1-host1 hangs on pod1-edge1; pod1-edge1 reaches the core through pod1-agg1
 edit drop 'lft("pod4-edge2", lid_of("pod1-edge1-host1"), None)'
 "$PYTHON" "$REFEREE" --from "$T/drop" --json "$T/drop.json" >/dev/null && t_fail "a dropped LFT entry judged ok"
-want drop 'not r["ok"] and r["pairs_unrouted"] >= 2 and r["pairs_looping"] == 0 and any("pod4-edge2" in x for x in r["pairs_bad"])' \
-	"a dropped entry: pod4-edge2's hosts cannot reach pod1-edge1-host1"
+want drop 'not r["ok"] and r["pairs_unrouted"] == 2 and r["pairs_looping"] == 0 and all("pod4-edge2-host" in x for x in r["pairs_bad"])' \
+	"a dropped entry: pod4-edge2's two hosts cannot reach pod1-edge1-host1"
 edit loop 'h = lid_of("pod1-edge1-host1")
 lft("pod1-edge1", h, port_to("pod1-edge1", "pod1-agg1"))
 lft("pod1-agg1", h, port_to("pod1-agg1", "pod1-edge1"))'

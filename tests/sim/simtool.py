@@ -247,7 +247,8 @@ def load_judge(path):
 
 
 JUDGE_KEYS = ('error', 'links_not_active', 'lids_missing', 'lids_duplicate',
-              'switches_without_lft', 'pairs_unrouted', 'pairs_looping', 'pairs_bad',
+              'switches_without_lft', 'pairs_unrouted', 'pairs_looping', 'switch_pairs_unrouted',
+              'switch_pairs_looping', 'pairs_bad',
               'credit_loops', 'credit_loop', 'lids_unlisted')
 
 
@@ -276,7 +277,8 @@ def faults_of(rep, node):
     for x in rep.get('lids_missing', []) + rep.get('lids_unlisted', []):
         if not str(x).startswith('...') and not str(x).startswith(node):
             bad.append(f"no LID: {x}")
-    for k in ('lids_duplicate', 'switches_without_lft', 'pairs_unrouted', 'pairs_looping'):
+    for k in ('lids_duplicate', 'switches_without_lft', 'pairs_unrouted', 'pairs_looping',
+              'switch_pairs_unrouted', 'switch_pairs_looping'):
         if rep.get(k):
             bad.append(f"{k}: {rep[k]}")
     return bad
