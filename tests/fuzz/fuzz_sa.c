@@ -56,23 +56,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
 	struct fuzzenv *e = fuzzenv_get();
 	static int hooked;
-	uint8_t mad[IBSM_MAD_SIZE];
 
 	if (!hooked) {
 		fakefab_on_answer(e->ff, on_answer, NULL);
 		hooked = 1;
 	}
-	while (len > 1) {
-		size_t n = len - 1 < IBSM_MAD_SIZE ? len - 1 : IBSM_MAD_SIZE;
-
-		/* a copy of exactly n bytes: the agent must not read past what came */
-		memcpy(mad, data + 1, n);
-		fuzzenv_input(e, n == IBSM_MAD_SIZE ? mad : data + 1, n, data[0]);
-		fuzzenv_run(e, 2);
-		data += 1 + n;
-		len -= 1 + n;
-	}
-	fuzzenv_run(e, 8);
-	fuzzenv_settle(e);
+	fuzzenv_feed(e, data, len, NULL);
 	return 0;
 }

@@ -113,24 +113,6 @@ static void decoders(const uint8_t *mad, size_t len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
-	struct fuzzenv *e = fuzzenv_get();
-	uint8_t mad[IBSM_MAD_SIZE];
-
-	while (len > 1) {
-		size_t n = len - 1 < IBSM_MAD_SIZE ? len - 1 : IBSM_MAD_SIZE;
-		const uint8_t *m = data + 1;
-
-		if (n == IBSM_MAD_SIZE) {
-			memcpy(mad, m, n);
-			m = mad;
-		}
-		decoders(m, n);
-		fuzzenv_input(e, m, n, data[0]);
-		fuzzenv_run(e, 2);
-		data += 1 + n;
-		len -= 1 + n;
-	}
-	fuzzenv_run(e, 8);
-	fuzzenv_settle(e);
+	fuzzenv_feed(fuzzenv_get(), data, len, decoders);
 	return 0;
 }

@@ -188,3 +188,27 @@ void fuzzenv_settle(struct fuzzenv *e)
 		abort();
 	}
 }
+
+void fuzzenv_feed(struct fuzzenv *e, const uint8_t *data, size_t len,
+		  void (*each)(const uint8_t *mad, size_t len))
+{
+	uint8_t mad[IBSM_MAD_SIZE];
+
+	while (len > 1) {
+		size_t n = len - 1 < IBSM_MAD_SIZE ? len - 1 : IBSM_MAD_SIZE;
+		const uint8_t *m = data + 1;
+
+		if (n == IBSM_MAD_SIZE) {
+			memcpy(mad, m, n);
+			m = mad;
+		}
+		if (each)
+			each(m, n);
+		fuzzenv_input(e, m, n, data[0]);
+		fuzzenv_run(e, 2);
+		data += 1 + n;
+		len -= 1 + n;
+	}
+	fuzzenv_run(e, 8);
+	fuzzenv_settle(e);
+}

@@ -38,5 +38,10 @@ void fuzzenv_input(struct fuzzenv *e, const uint8_t *mad, size_t len, uint8_t se
 void fuzzenv_run(struct fuzzenv *e, unsigned rounds);
 /* at the end of an input: wait for a routing run on the worker thread */
 void fuzzenv_settle(struct fuzzenv *e);
+/* DATA as a run of MADs, each a selector byte then up to 256 bytes (a full MAD is copied so
+ * that nothing reads past what came): EACH (when not NULL) sees every MAD first, then it goes
+ * in (fuzzenv_input) and the loop runs; at the end the SM settles */
+void fuzzenv_feed(struct fuzzenv *e, const uint8_t *data, size_t len,
+		  void (*each)(const uint8_t *mad, size_t len));
 
 #endif

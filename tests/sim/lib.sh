@@ -10,11 +10,13 @@
 #   IBSMD, IBSMCTL       override the binaries
 #   SM_ARGS              extra arguments for every SM run (e.g. "-v")
 #   UMAD2SIM             path of libumad2sim.so
-#   JUDGE                path of fabric_judge.py (default: /work/shared/judge or ../shared/judge)
+#   EXTRA_JUDGE          a second judge run after tests/referee/referee.py when the file
+#                        exists (default: fabric_judge.py in a shared/judge dir beside the
+#                        repository; see tests/referee/run_judges.py); empty: the referee only
 #   KEEP_TMP=1           keep $T after the test (its path is printed)
 #   SIM_VERBOSE=1        print each step's tool output as it runs
 #   SIM_TIMEOUT          seconds for a client tool (default 60), SM_TIMEOUT for `-o` runs (120),
-#                        JUDGE_TIMEOUT for the judge (300)
+#                        JUDGE_TIMEOUT for the judges (300)
 #
 # Functions (the "t_" ones report, the rest do):
 #   sim_init                  temp dir $T, IBSIM_SOCKNAME, EXIT trap; skips when ibsim,
@@ -49,9 +51,21 @@
 #                             opensm-subnet.lst, same shape)
 #   sm_port_guid              the SM's port GUID (where ibnetdiscover starts; SIM_HOST's port)
 #   lids_snapshot FILE        every LID on the wire ('GUID LID NAME' lines, via ibnetdiscover)
-#   judge [ARGS]              run fabric_judge.py, report in $T/judge.json; 0 when "ok": true
-#   judge_until SEC [ARGS]    run the judge until ok or SEC seconds passed
-#   t_judge_ok [ARGS]         judge must be ok (fails the test with the report otherwise)
+#   judge [ARGS]              run the referee (tests/referee/referee.py, and EXTRA_JUDGE when
+#                             it exists), report in $T/judge.json; 0 when "ok": true
+#   judge_until SEC [ARGS]    run the judges until ok or SEC seconds passed
+#   judge_verdict             the last judge run in one line (its complaint when not ok)
+#   t_judge_ok [ARGS]         judges must be ok (fails the test with the report otherwise)
+#   t_judge_until SEC WHAT [ARGS]  judges must be ok within SEC s (after WHAT, for the message)
+#   t_judge_faults NODE       the last judge run is ok but for links at NODE (a dead switch)
+#   sm_daemon_up NET SEC      fresh ibsim on NET, the SM daemon up within SEC s, the fabric
+#                             as ibnetdiscover sees it in $T/ibnd (for lid_of)
+#   lid_of NAME               the LID of the node NAME in $T/ibnd
+#   wait_log FILE PATTERN [SEC]  a line matching PATTERN (grep -E) shows up in FILE (5 s)
+#   field FILE NAME           the value of field NAME ("NAME....value", "NAME:value") in FILE
+#   t_field_eq FILE NAME WANT field NAME of FILE must be WANT (numbers as numbers: 0x24 == 36)
+#   expect_rc RC CMD...       CMD must exit RC (its output in $T/rc.out)
+#   sa_tools_init             SA_CLIENT (tests/tools/sa_client) and MCTOOL; skips without them
 #   t_lids_same A B           two LID snapshots must be equal
 #   t_lids_match_sm           ibnetdiscover LIDs == the SM's own node list
 #   t_sminfo_master [GUID]    sminfo must name GUID (default: sm_port_guid) as master
@@ -84,7 +98,7 @@ PLUGIN_ARGS=
 FABRICS=$top_srcdir/tests/fabrics
 GEN_TOPO=$FABRICS/gen_topo.py
 SIMTOOL=$SIM_LIB_DIR/simtool.py
-JUDGE=${JUDGE:-}
+RUN_JUDGES=$top_srcdir/tests/referee/run_judges.py
 PYTHON=${PYTHON:-python3}
 
 T=
@@ -110,15 +124,6 @@ _find_umad2sim() {
 	for p in "$UMAD2SIM" /usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so \
 		/usr/lib/*/umad2sim/libumad2sim.so /usr/lib64/umad2sim/libumad2sim.so \
 		/usr/lib/umad2sim/libumad2sim.so /usr/local/lib/umad2sim/libumad2sim.so; do
-		[ -n "$p" ] && [ -f "$p" ] && { echo "$p"; return 0; }
-	done
-	return 1
-}
-
-_find_judge() {
-	local p
-	for p in "$JUDGE" "$top_srcdir/../shared/judge/fabric_judge.py" \
-		/work/shared/judge/fabric_judge.py "$top_srcdir/tests/sim/fabric_judge.py"; do
 		[ -n "$p" ] && [ -f "$p" ] && { echo "$p"; return 0; }
 	done
 	return 1
@@ -189,8 +194,7 @@ sim_init() {
 	for tool in ibnetdiscover iblinkinfo dump_fts smpquery smpdump sminfo ibroute timeout; do
 		command -v "$tool" >/dev/null || t_skip "$tool missing (infiniband-diags, coreutils)"
 	done
-	JUDGE=$(_find_judge) ||
-		t_info "warning: fabric_judge.py not found (set JUDGE): the judge's checks are left out"
+	[ -f "$RUN_JUDGES" ] || t_fail "no $RUN_JUDGES"
 	case $SM in
 	ibsmd)
 		[ -x "$IBSMD" ] || t_skip "$IBSMD not built"
@@ -575,9 +579,8 @@ lids_snapshot() {
 
 judge() {
 	local rc
-	[ -n "$JUDGE" ] || return 0
 	rm -f "$T/judge.json"
-	SIM_TIMEOUT=$JUDGE_TIMEOUT sim_run "$PYTHON" "$JUDGE" --json "$T/judge.json" "$@" >"$T/judge.out"
+	SIM_TIMEOUT=$JUDGE_TIMEOUT sim_run "$PYTHON" "$RUN_JUDGES" --out "$T" "$@" >"$T/judge.out"
 	rc=$?
 	[ "${SIM_VERBOSE:-0}" = 1 ] && cat "$T/judge.out"
 	[ $rc -eq 0 ] && "$PYTHON" "$SIMTOOL" judge-ok "$T/judge.json" >/dev/null 2>&1
@@ -593,16 +596,84 @@ judge_until() {
 	done
 }
 
+judge_verdict() {
+	[ -s "$T/judge.json" ] || { echo "judges gave no report: $(head -c 300 "$T/judge.out")"; return 1; }
+	"$PYTHON" "$SIMTOOL" judge-ok "$T/judge.json" 2>&1
+}
+
 t_judge_ok() {
 	local out
-	if [ -z "$JUDGE" ]; then
-		t_info "no judge: routes not checked"
-	elif judge "$@"; then
-		t_info "$("$PYTHON" "$SIMTOOL" judge-ok "$T/judge.json")"
+	judge "$@"
+	out=$(judge_verdict) || t_fail "$out"
+	t_info "$out"
+}
+
+# t_judge_until SEC WHAT [ARGS]: the judges must be ok within SEC seconds (after WHAT)
+t_judge_until() {
+	local sec=$1 what=$2 out
+	shift 2
+	judge_until "$sec" "$@" || t_fail "judges not ok ${sec}s after $what: $(judge_verdict)"
+	out=$(judge_verdict) || t_fail "$out"
+	t_info "$out"
+}
+
+t_judge_faults() {
+	local out
+	out=$("$PYTHON" "$SIMTOOL" judge-faults "$T/judge.json" "$1" 2>&1) || t_fail "$out"
+	t_info "$out"
+}
+
+sm_daemon_up() {
+	t_step "daemon on $(basename "$1")"
+	sim_start "$1"
+	sm_start
+	sm_wait_up "$2"
+	sim_run ibnetdiscover >"$T/ibnd" || t_fail "ibnetdiscover failed"
+}
+
+lid_of() { "$PYTHON" "$SIMTOOL" ibnd-name "$T/ibnd" "$1" || t_fail "no LID for $1"; }
+
+wait_log() {
+	local i
+	for ((i = 0; i < ${3:-5} * 10; i++)); do
+		grep -Eq "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	t_fail "no line /$2/ in $(basename "$1") after ${3:-5} s: $(tail -n 5 "$1" 2>/dev/null)"
+}
+
+field() {
+	awk -v k="$2" '{ l = $0; sub(/^[ \t]+/, "", l)
+		if (index(l, k) != 1) next
+		r = substr(l, length(k) + 1)
+		if (r !~ /^[.:]+/) next
+		sub(/^[.:]+/, "", r); print r; exit }' "$1"
+}
+
+t_field_eq() {
+	local f=$1 k=$2 want=$3 got
+	got=$(field "$f" "$k")
+	if [[ $got =~ ^(0x[0-9a-fA-F]+|[0-9]+)$ && $want =~ ^(0x[0-9a-fA-F]+|[0-9]+)$ ]]; then
+		[ $((got)) -eq $((want)) ] && return 0
 	else
-		out=$("$PYTHON" "$SIMTOOL" judge-ok "$T/judge.json" 2>&1)
-		t_fail "${out:-judge gave no report: $(head -c 300 "$T/judge.out")}"
+		[ "$got" = "$want" ] && return 0
 	fi
+	t_fail "$(basename "$f"): $k is '$got', want '$want'"
+}
+
+expect_rc() {
+	local want=$1 rc
+	shift
+	"$@" >"$T/rc.out" 2>&1
+	rc=$?
+	[ $rc -eq "$want" ] || t_fail "$* exit $rc, want $want: $(head -c 300 "$T/rc.out")"
+}
+
+sa_tools_init() {
+	command -v saquery >/dev/null || t_skip "saquery missing (infiniband-diags)"
+	: "${SA_CLIENT:=$top_builddir/tests/tools/sa_client}"
+	[ -x "$SA_CLIENT" ] || t_skip "$SA_CLIENT not built"
+	MCTOOL=$SIM_LIB_DIR/mctool.py
 }
 
 t_lids_same() {
@@ -622,7 +693,7 @@ t_lids_match_sm() {
 t_sminfo_master() {
 	local guid=${1:-} out
 	[ -n "$guid" ] || guid=$(sm_port_guid) || t_fail "cannot find the SM's port GUID"
-	sim_run sminfo >"$T/sminfo.out" || true
+	sim_run sminfo >"$T/sminfo.out" || t_fail "sminfo failed (exit $?): $(tail -n 3 "$T/clients.log")"
 	out=$("$PYTHON" "$SIMTOOL" sminfo-master "$T/sminfo.out" "$guid" 2>&1) || t_fail "$out"
 	t_info "$out"
 }

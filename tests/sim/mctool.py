@@ -38,7 +38,7 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from simtool import ibnd_topology  # noqa: E402
+from simtool import ibnd_topology, run_cli  # noqa: E402
 
 
 def die(msg):
@@ -357,9 +357,4 @@ CMDS = {
 }
 
 if __name__ == '__main__':
-    n = CMDS.get(sys.argv[1], (None, 0))[1] if len(sys.argv) > 1 else 0
-    if (len(sys.argv) < 2 or sys.argv[1] not in CMDS
-            or (n >= 0 and len(sys.argv) - 2 != n) or (n < 0 and len(sys.argv) - 2 < -n)):
-        print(__doc__, file=sys.stderr)
-        sys.exit(2)
-    sys.exit(CMDS[sys.argv[1]][0](*sys.argv[2:]))
+    sys.exit(run_cli(CMDS, __doc__, sys.argv))

@@ -11,7 +11,7 @@ talks to the fabric itself.  Subcommands:
   compare-lids IBND_OUT JSON    ibnetdiscover LIDs == `ibsmctl nodes --json` LIDs
   osm-nodes-json SUBNET_LST     OpenSM's opensm-subnet.lst as `ibsmctl nodes --json`
   sminfo-master SMINFO_OUT GUID sminfo names GUID as the master SM
-  judge-ok JUDGE_JSON           the judge said "ok": true
+  judge-ok JUDGE_JSON           the judges said "ok": true (tests/referee/run_judges.py)
   judge-faults JUDGE_JSON NODE  like judge-ok, but links at NODE may be left un-Active
   log-mentions LOG GUID PORT [PATH...]
                                 the SM log names port GUID:PORT (0x..:8, 0x.. port 8, 0x../8,
@@ -246,15 +246,42 @@ def load_judge(path):
         die(f"{path}: no judge report: {e}")
 
 
+JUDGE_KEYS = ('error', 'links_not_active', 'lids_missing', 'lids_duplicate',
+              'switches_without_lft', 'pairs_unrouted', 'pairs_looping', 'switch_pairs_unrouted',
+              'switch_pairs_looping', 'pairs_bad',
+              'credit_loops', 'credit_loop', 'lids_unlisted')
+
+
 def cmd_judge_ok(path):
+    """the report of tests/referee/run_judges.py: the referee's, the extra judge's inside"""
     rep = load_judge(path)
+    extra = rep.get('extra')
     if rep.get('ok') is True:
-        print(f"judge ok: {rep.get('nodes')} nodes, {rep.get('pairs')} pairs routed, "
-              f"stretch {rep.get('path_stretch')}, credit loops {rep.get('credit_loops')}")
+        print(f"referee ok: {rep.get('nodes')} nodes, {rep.get('pairs')} pairs routed, "
+              f"stretch {rep.get('path_stretch')}, credit loops {rep.get('credit_loops')}"
+              + ("; extra judge ok" if extra else ""))
         return 0
-    keys = ('error', 'links_not_active', 'lids_missing', 'lids_duplicate', 'switches_without_lft',
-            'pairs_unrouted', 'pairs_looping', 'credit_loops', 'lids_unlisted')
-    die("judge says not ok: " + json.dumps({k: rep[k] for k in keys if rep.get(k)}))
+    why = {k: rep[k] for k in JUDGE_KEYS if rep.get(k)}
+    if extra and not extra.get('ok'):
+        why['extra judge'] = {k: extra[k] for k in JUDGE_KEYS if extra.get(k)}
+    die("judges say not ok: " + json.dumps(why))
+
+
+def faults_of(rep, node):
+    """what is wrong in one judge's report besides links and LIDs at NODE"""
+    if rep.get('ok') is True:
+        return []
+    if rep.get('error'):
+        return [f"error: {rep['error']}"]
+    bad = []
+    for x in rep.get('lids_missing', []) + rep.get('lids_unlisted', []):
+        if not str(x).startswith('...') and not str(x).startswith(node):
+            bad.append(f"no LID: {x}")
+    for k in ('lids_duplicate', 'switches_without_lft', 'pairs_unrouted', 'pairs_looping',
+              'switch_pairs_unrouted', 'switch_pairs_looping'):
+        if rep.get(k):
+            bad.append(f"{k}: {rep[k]}")
+    return bad
 
 
 def cmd_judge_faults(path, node):
@@ -262,25 +289,15 @@ def cmd_judge_faults(path, node):
     un-Active, and every CA the tools can see must have a LID and routes"""
     rep = load_judge(path)
     if rep.get('ok') is True:
-        print("judge ok (the failing node did not matter)")
+        print("judges ok (the failing node did not matter)")
         return 0
-    if rep.get('error'):
-        die(f"judge: {rep['error']}")
-    bad = []
-    stuck = [x for x in rep.get('links_not_active', []) if not x.startswith('...')]
-    for x in rep.get('lids_missing', []) + rep.get('lids_unlisted', []):
-        if not str(x).startswith('...') and not str(x).startswith(node):
-            bad.append(f"no LID: {x}")
-    for k in ('lids_duplicate', 'switches_without_lft'):
-        if rep.get(k):
-            bad.append(f"{k}: {rep[k]}")
-    for k in ('pairs_unrouted', 'pairs_looping'):
-        if rep.get(k):
-            bad.append(f"{k}: {rep[k]}")
+    bad = faults_of(rep, node) + [f"extra judge: {x}" for x in faults_of(rep.get('extra', {}),
+                                                                           node)]
     if bad:
-        die("judge (fault mode): " + "; ".join(bad))
-    print(f"judge (fault mode) ok: {rep.get('ca_ports')} CA ports, {rep.get('pairs')} pairs routed; "
-          f"un-Active links next to {node}: {len(stuck)}")
+        die("judges (fault mode): " + "; ".join(bad))
+    stuck = [x for x in rep.get('links_not_active', []) if not x.startswith('...')]
+    print(f"judges (fault mode) ok: {rep.get('ca_ports')} CA ports, {rep.get('pairs')} pairs "
+          f"routed; un-Active links next to {node}: {len(stuck)}")
     return 0
 
 
@@ -864,10 +881,16 @@ CMDS = {
     'ctl-lids-check': (cmd_ctl_lids_check, 2),
 }
 
+def run_cli(cmds, doc, argv):
+    """run the subcommand argv[1] of a {name: (function, arity)} table (arity -N: at least N
+    arguments); the usage (doc) and exit 2 when it does not fit"""
+    n = cmds.get(argv[1], (None, 0))[1] if len(argv) > 1 else 0
+    if (len(argv) < 2 or argv[1] not in cmds
+            or (n >= 0 and len(argv) - 2 != n) or (n < 0 and len(argv) - 2 < -n)):
+        print(doc, file=sys.stderr)
+        return 2
+    return cmds[argv[1]][0](*argv[2:])
+
+
 if __name__ == '__main__':
-    n = CMDS.get(sys.argv[1], (None, 0))[1] if len(sys.argv) > 1 else 0
-    if (len(sys.argv) < 2 or sys.argv[1] not in CMDS
-            or (n >= 0 and len(sys.argv) - 2 != n) or (n < 0 and len(sys.argv) - 2 < -n)):
-        print(__doc__, file=sys.stderr)
-        sys.exit(2)
-    sys.exit(CMDS[sys.argv[1]][0](*sys.argv[2:]))
+    sys.exit(run_cli(CMDS, __doc__, sys.argv))

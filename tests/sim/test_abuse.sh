@@ -25,14 +25,6 @@ SECONDS_ABUSE=20
 
 nobody_init
 
-# CMD must exit RC
-expect_rc() {
-	local want=$1 rc
-	shift
-	"$@" >"$T/rc.out" 2>&1
-	rc=$?
-	[ $rc -eq "$want" ] || t_fail "$* exit $rc, want $want: $(head -c 300 "$T/rc.out")"
-}
 sm_fds() { find "/proc/$SM_PID/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l; }
 sm_rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$SM_PID/status"; }
 connected() { sm_ctl_get result.clients.connected status; }

@@ -18,14 +18,6 @@ NET=$FABRICS/fattree-k4.net
 
 # ibsmctl watch, its pid the one to kill (no shell in between)
 watch_bg() { exec timeout -k 2 60 "$IBSMCTL" -S "$SM_SOCK" watch "$@"; }
-# CMD must exit RC
-expect_rc() {
-	local want=$1 rc
-	shift
-	"$@" >"$T/rc.out" 2>&1
-	rc=$?
-	[ $rc -eq "$want" ] || t_fail "$* exit $rc, want $want: $(head -c 300 "$T/rc.out")"
-}
 
 nobody_init
 

@@ -35,11 +35,8 @@ elif [ "$SM" = opensm ]; then
 else
 	t_fail "the log names neither a spine port 8 nor a path to leaf8: $(cat "$T/mentions.out")"
 fi
-if [ -n "$JUDGE" ]; then
-	judge
-	out=$("$PYTHON" "$SIMTOOL" judge-faults "$T/judge.json" leaf8 2>&1) || t_fail "$out"
-	t_info "$out"
-fi
+judge   # not ok: leaf8's links; t_judge_faults says whether anything else is wrong
+t_judge_faults leaf8
 for h in $SAMPLES; do
 	lid=$("$PYTHON" "$SIMTOOL" ibnd-name "$T/ibnd.faults" "$h") || t_fail "$h has no LID"
 	[ "$lid" -gt 0 ] || t_fail "$h has LID 0"
@@ -63,17 +60,15 @@ sm_start
 sm_wait_attached 10                   # its first sweep starts about now
 sim_cmd 'Unlink "spine1"[1]'          # spine1 port 1 <-> leaf1 port 9
 sm_wait_up 60
-[ -z "$JUDGE" ] || judge_until 30 || {
-	out=$("$PYTHON" "$SIMTOOL" judge-ok "$T/judge.json" 2>&1)
-	t_fail "not settled 30 s after the link went down: $out"
-}
-[ -z "$JUDGE" ] || t_info "$("$PYTHON" "$SIMTOOL" judge-ok "$T/judge.json")"
+t_judge_until 30 "the link went down"
 sim_run smpquery portinfo -D 0,1 9 >"$T/pi.out" || t_fail "smpquery portinfo leaf1:9 failed"
 grep -q 'LinkState:.*Down' "$T/pi.out" || t_fail "leaf1 port 9 is not Down after Unlink"
 sm_alive || t_fail "$SM died"
-# queries the SM does not serve yet (SA) get an answer, not a crash or a hang
-sim_run saquery >"$T/saquery.out" 2>&1 || true
-sim_run iblinkinfo -S "$(sm_port_guid)" >/dev/null 2>&1 || true
+# the SA answers and a partial scan from the SM's port works with the link down
+# (sim_client: once more when umad2sim crashes the tool, see lib.sh)
+sim_client saquery >"$T/saquery.out" 2>&1 || t_fail "saquery failed (exit $?)"
+sim_client iblinkinfo -S "$(sm_port_guid)" >"$T/iblinkinfo.out" 2>&1 ||
+	t_fail "iblinkinfo -S failed (exit $?)"
 sm_alive || t_fail "$SM died on an SA query"
 sm_stop
 [ "$SM_RC" -eq 0 ] || [ "$SM" = opensm ] || t_fail "$SM exit $SM_RC on SIGTERM (want 0)"

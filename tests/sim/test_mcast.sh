@@ -24,11 +24,8 @@
 . "$(dirname "$0")/lib.sh"
 sim_init
 [ "$SM" = ibsmd ] || t_skip "ibsmd's multicast view"
-command -v saquery >/dev/null || t_skip "saquery missing (infiniband-diags)"
-: "${SA_CLIENT:=$top_builddir/tests/tools/sa_client}"
-[ -x "$SA_CLIENT" ] || t_skip "$SA_CLIENT not built"
+sa_tools_init
 : "${MC_CYCLES:=5000}"
-MCTOOL=$SIM_LIB_DIR/mctool.py
 SAC_RETRIES=0 # requests sent again after sa_client crashed (sac)
 NET=$FABRICS/fattree-k4.net
 PART=$T/partitions.conf

@@ -97,14 +97,6 @@ for g in json.load(sys.stdin)["result"]["groups"]:
     if g["mgid"] == sys.argv[1]:
         print(g["mlid"], g["members"])' "$1"
 }
-wait_log() {
-	local i
-	for ((i = 0; i < ${3:-5} * 10; i++)); do
-		grep -Eq "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	t_fail "no line /$2/ in $(basename "$1") after ${3:-5} s: $(tail -n 5 "$1" 2>/dev/null)"
-}
 
 t_step "fabric, the GUIDs of the hosts"
 sim_start "$NET"

@@ -15,15 +15,6 @@ NET=$FABRICS/fattree-k4.net
 CONF=$T/reload.conf
 LOG=$T/ibsmd.log
 
-# wait_log FILE PATTERN [SEC]: a line matching the (grep -E) PATTERN shows up in FILE
-wait_log() {
-	local i
-	for ((i = 0; i < ${3:-5} * 10; i++)); do
-		grep -Eq "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	t_fail "no line /$2/ in $(basename "$1") after ${3:-5} s: $(tail -n 5 "$1" 2>/dev/null)"
-}
 # `config KEY` shows VALUE from SOURCE
 t_config() {
 	sm_ctl config "$1" >"$T/config.out" || t_fail "config $1 failed"

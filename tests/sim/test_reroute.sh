@@ -88,8 +88,7 @@ t_step "Unlink pod1-agg1[3] (to core1)"
 R=$(status sweeps.region)
 sim_cmd 'Unlink "pod1-agg1"[3]'
 wait_region "$R" 47 36
-judge_until 20 || t_fail "judge not ok after the unlink: $("$PYTHON" "$SIMTOOL" judge-ok "$T/judge.json" 2>&1)"
-t_info "$("$PYTHON" "$SIMTOOL" judge-ok "$T/judge.json")"
+t_judge_until 20 "the unlink"
 [ -z "$(lft_into "$AGG" 3)" ] || t_fail "pod1-agg1 still forwards into port 3: $(lft_into "$AGG" 3 | head -3)"
 [ -z "$(lft_into "$CORE" 1)" ] || t_fail "core1 still forwards into port 1: $(lft_into "$CORE" 1 | head -3)"
 t_region_only "unlink"
@@ -106,8 +105,7 @@ t_step "Unlink core2 (a whole switch)"
 R=$(status sweeps.region)
 sim_cmd 'Unlink "core2"'
 wait_region "$R" 44 35
-judge_until 20 || t_fail "judge not ok without core2: $("$PYTHON" "$SIMTOOL" judge-ok "$T/judge.json" 2>&1)"
-t_info "$("$PYTHON" "$SIMTOOL" judge-ok "$T/judge.json")"
+t_judge_until 20 "core2 went away"
 t_region_only "switch gone"
 
 t_step "ReLink core2"

@@ -22,14 +22,6 @@ C=pod1-edge1-host2 # same edge switch
 D=pod1-edge2-host1 # same pod, another edge
 S=pod2-agg1        # a switch
 
-# the value printed for field NAME ("NAME....value") in FILE
-field() {
-	awk -v k="$2" '{ l = $0; sub(/^[ \t]+/, "", l)
-		if (index(l, k) != 1) next
-		r = substr(l, length(k) + 1)
-		if (r !~ /^[.:]+/) next
-		sub(/^[.:]+/, "", r); print r; exit }' "$1"
-}
 mtu_code() { case $1 in 256) echo 1 ;; 512) echo 2 ;; 1024) echo 3 ;; 2048) echo 4 ;; 4096) echo 5 ;; *) echo 0 ;; esac; }
 # PathRecord rate code of a width ("4X") and speed ("2.5 Gbps"): SDR, DDR, QDR only
 rate_code() {
@@ -53,12 +45,6 @@ sq() {
 	tail -n +$((lines + 1)) "$T/clients.log" >"$T/$name.err" # what saquery said
 	got=$(grep -c "PathRecord dump" "$T/$name.sq")
 	[ "$got" -eq "$n" ] || t_fail "saquery $*: $got records, want $n: $(head -c 600 "$T/$name.sq") $(cat "$T/$name.err")"
-}
-expect() { # FILE FIELD WANT (numbers compared as numbers)
-	local got
-	got=$(field "$1" "$2")
-	[ -n "$got" ] && [ $((got)) -eq $(($3)) ] ||
-		t_fail "$(basename "$1"): $2 is '$got', want $3"
 }
 
 # the MTU and rate the fabric offers from LID $1 to LID $2 (ibtracert + smpquery),
@@ -106,12 +92,7 @@ fabric_path() {
 	[ "$RATE_WANT" -gt 0 ] || t_fail "no rate on the path $src -> $dst"
 }
 
-t_step "daemon on $(basename "$NET")"
-sim_start "$NET"
-sm_start
-sm_wait_up 60
-sim_run ibnetdiscover >"$T/ibnd" || t_fail "ibnetdiscover failed"
-lid_of() { "$PYTHON" "$SIMTOOL" ibnd-name "$T/ibnd" "$1" || t_fail "no LID for $1"; }
+sm_daemon_up "$NET" 60
 declare -A LID
 for n in $A $B $C $D $S; do LID[$n]=$(lid_of "$n"); done
 t_info "LIDs: $(for n in $A $B $C $D $S; do printf '%s=%s ' "$n" "${LID[$n]}"; done)"
@@ -130,18 +111,18 @@ for pair in "$A $B" "$B $A" "$A $C" "$A $D" "$C $B" "$A $S" "$S $B" "$A $A"; do
 	f=pr.$s.$d
 	sq "$f" 1 PR --src-to-dst "$s:$d"
 	fabric_path "$s" "$d"
-	expect "$T/$f.sq" slid "$s"
-	expect "$T/$f.sq" dlid "$d"
-	expect "$T/$f.sq" mtu $((0x80 | MTU_WANT))
-	expect "$T/$f.sq" rate $((0x80 | RATE_WANT))
-	expect "$T/$f.sq" sl 0
-	expect "$T/$f.sq" pkey 0xffff
-	expect "$T/$f.sq" num_path_revers 0x80
-	expect "$T/$f.sq" hop_flow_raw 0
+	t_field_eq "$T/$f.sq" slid "$s"
+	t_field_eq "$T/$f.sq" dlid "$d"
+	t_field_eq "$T/$f.sq" mtu $((0x80 | MTU_WANT))
+	t_field_eq "$T/$f.sq" rate $((0x80 | RATE_WANT))
+	t_field_eq "$T/$f.sq" sl 0
+	t_field_eq "$T/$f.sq" pkey 0xffff
+	t_field_eq "$T/$f.sq" num_path_revers 0x80
+	t_field_eq "$T/$f.sq" hop_flow_raw 0
 	if [ "$s" = "$d" ]; then
-		expect "$T/$f.sq" pkt_life 0x80
+		t_field_eq "$T/$f.sq" pkt_life 0x80
 	else
-		expect "$T/$f.sq" pkt_life $((0x80 | 18))
+		t_field_eq "$T/$f.sq" pkt_life $((0x80 | 18))
 	fi
 	t_info "$1 -> $2: $HOPS switches, MTU code $MTU_WANT, rate code $RATE_WANT: as the fabric"
 done
@@ -149,37 +130,37 @@ done
 t_step "by GIDs: the same path"
 sq gid 1 PR --sgid-to-dgid "$(gid_of $A)-$(gid_of $B)"
 for k in slid dlid mtu rate sl pkt_life pkey num_path_revers; do
-	expect "$T/gid.sq" "$k" "$(field "$T/pr.${LID[$A]}.${LID[$B]}.sq" "$k")"
+	t_field_eq "$T/gid.sq" "$k" "$(field "$T/pr.${LID[$A]}.${LID[$B]}.sq" "$k")"
 done
 sq gid.sw 1 PR --sgid-to-dgid "$(gid_of $S)-$(gid_of $C)"
-expect "$T/gid.sw.sq" slid "${LID[$S]}"
-expect "$T/gid.sw.sq" dlid "${LID[$C]}"
+t_field_eq "$T/gid.sw.sq" slid "${LID[$S]}"
+t_field_eq "$T/gid.sw.sq" dlid "${LID[$C]}"
 
 t_step "selectors, SL, P_Key (A to B: MTU 2048, 10 Gb/s)"
 a=${LID[$A]} b=${LID[$B]}
-expect "$T/pr.$a.$b.sq" mtu 0x84 # the fabric says so too (CAs 2048, switches 2048)
+t_field_eq "$T/pr.$a.$b.sq" mtu 0x84 # the fabric says so too (CAs 2048, switches 2048)
 sq mtu.gt 0 PR --src-to-dst "$a:$b" --mtu 0x04   # greater than 2048
 sq mtu.gt3 1 PR --src-to-dst "$a:$b" --mtu 0x03  # greater than 1024
-expect "$T/mtu.gt3.sq" mtu 0x84
+t_field_eq "$T/mtu.gt3.sq" mtu 0x84
 sq mtu.lt 1 PR --src-to-dst "$a:$b" --mtu 0x43   # less than 1024: 512
-expect "$T/mtu.lt.sq" mtu 0x82
+t_field_eq "$T/mtu.lt.sq" mtu 0x82
 sq mtu.eq 1 PR --src-to-dst "$a:$b" --mtu 0x83   # exactly 1024: the path can
-expect "$T/mtu.eq.sq" mtu 0x83
+t_field_eq "$T/mtu.eq.sq" mtu 0x83
 sq mtu.best 1 PR --src-to-dst "$a:$b" --mtu 0xc1 # largest
-expect "$T/mtu.best.sq" mtu 0x84
+t_field_eq "$T/mtu.best.sq" mtu 0x84
 sq rate.eq 1 PR --src-to-dst "$a:$b" --rate 0x83 # exactly 10 Gb/s
 sq rate.eq2 0 PR --src-to-dst "$a:$b" --rate 0x82 # exactly 2.5: not this path's
 sq rate.lt 1 PR --src-to-dst "$a:$b" --rate 0x43 # less than 10: 5 Gb/s
-expect "$T/rate.lt.sq" rate 0x85
+t_field_eq "$T/rate.lt.sq" rate 0x85
 sq life.lt 1 PR --src-to-dst "$a:$b" --pkt_lifetime 0x50 # less than 16: 15
-expect "$T/life.lt.sq" pkt_life 0x8f
+t_field_eq "$T/life.lt.sq" pkt_life 0x8f
 sq sl 1 PR --src-to-dst "$a:$b" --sl 4
-expect "$T/sl.sq" sl 4
+t_field_eq "$T/sl.sq" sl 4
 sq pkey 1 PR --src-to-dst "$a:$b" --pkey 0x7fff
-expect "$T/pkey.sq" pkey 0x7fff
+t_field_eq "$T/pkey.sq" pkey 0x7fff
 sq pkey.none 0 PR --src-to-dst "$a:$b" --pkey 0x8001
 sq rev 1 PR --src-to-dst "$a:$b" --reversible 1
-expect "$T/rev.sq" num_path_revers 0x80
+t_field_eq "$T/rev.sq" num_path_revers 0x80
 
 t_step "refusals: unknown LID, GIDs of no port or of another subnet"
 sq nolid 0 PR --src-to-dst "$a:999"

@@ -66,6 +66,13 @@ struct delivery {
 	int status;
 };
 
+const char fakefab_one_switch_net[] =
+	"Hca 1 \"h1\"\n[1] \"sw1\"[1]\n\n"
+	"Hca 1 \"h2\"\n[1] \"sw1\"[2]\n\n"
+	"Hca 1 \"h3\"\n[1] \"sw1\"[3]\n\n"
+	"Hca 1 \"h4\"\n[1] \"sw1\"[4]\n\n"
+	"Switch 8 \"sw1\"\n\n";
+
 const char fakefab_small_net[] =
 	"Hca 1 \"h1\"\n[1] \"leaf1\"[1]\n\n"
 	"Hca 1 \"h2\"\n[1] \"leaf1\"[2]\n\n"

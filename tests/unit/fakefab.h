@@ -31,6 +31,9 @@ extern const struct ibsm_xport_backend fakefab_backend;
  */
 extern const char fakefab_small_net[];
 
+/* four hosts h1-h4 on ports 1-4 of one switch sw1 (ibsim topology text) */
+extern const char fakefab_one_switch_net[];
+
 struct fakefab *fakefab_new(struct event_base *base, const struct topofile *tf, int sm_node,
 			    int sm_port);
 void fakefab_del(struct fakefab *ff);

@@ -15,6 +15,7 @@
 #include "simenv.h"
 #include "topo.h"
 #include "xport.h"
+#include "check_main.h"
 
 static void on_sweep(void *arg, const struct ibsm_sweep_result *r)
 {
@@ -68,16 +69,20 @@ void simenv_sm(struct simenv *e, struct ibsm_conf *c)
 	ck_assert_int_eq(sm_start(e->sm), 0);
 }
 
-void simenv_init(struct simenv *e, const char *text, size_t len, int sm_node,
-		 struct ibsm_conf *c)
+void simenv_base(struct simenv *e, int sm_node)
 {
 	memset(e, 0, sizeof(*e));
 	log_init("test", IBSM_LOG_ERROR, true, false);
 	evthread_use_pthreads();
-	snprintf(e->dir, sizeof(e->dir), "/tmp/ibsmd-test-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(e->dir));
+	ck_assert_ptr_nonnull(check_mkdtemp(e->dir, sizeof(e->dir), "ibsmd-test"));
 	e->sm_node = sm_node;
 	e->base = event_base_new();
+}
+
+void simenv_init(struct simenv *e, const char *text, size_t len, int sm_node,
+		 struct ibsm_conf *c)
+{
+	simenv_base(e, sm_node);
 	simenv_fabric(e, text, len);
 	simenv_sm(e, c);
 }

@@ -29,6 +29,8 @@ struct simenv {
 /* a config for tests: cache in dir, no periodic sweep, 5 ms trap hold,
  * engines from the build tree, no dump files */
 struct ibsm_conf *simenv_conf(const char *dir);
+/* temp dir and loop only, the SM to run on node sm_node port 1 (simenv_fabric, simenv_sm next) */
+void simenv_base(struct simenv *e, int sm_node);
 /* temp dir, loop, fake fabric from net text (the SM on node sm_node port 1)
  * and an SM with conf c (NULL: simenv_conf) started on it */
 void simenv_init(struct simenv *e, const char *text, size_t len, int sm_node,

@@ -19,8 +19,9 @@
 #include "conf.h"
 #include "log.h"
 #include "util.h"
+#include "check_main.h"
+#include "simenv.h"
 
-#define OPENSM "/usr/sbin/opensm"
 
 static char *tdir;
 
@@ -34,9 +35,9 @@ static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
 
 static void setup(void)
 {
-	tdir = strdup("/tmp/ibsm-test-conf.XXXXXX");
+	tdir = malloc(256);
 	ck_assert_ptr_nonnull(tdir);
-	ck_assert_ptr_nonnull(mkdtemp(tdir));
+	ck_assert_ptr_nonnull(check_mkdtemp(tdir, 256, "ibsm-test-conf"));
 	log_set_level(IBSM_LOG_ERROR); /* "set again" warnings are expected */
 }
 
@@ -57,23 +58,6 @@ static char *write_text(const char *name, const char *text)
 	ck_assert_int_eq(fputs(text, f) >= 0, 1);
 	ck_assert_int_eq(fclose(f), 0);
 	return p;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	ck_assert_ptr_nonnull(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = xmalloc((size_t)n + 1);
-	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
 }
 
 static size_t key_index(const char *name)
@@ -132,12 +116,30 @@ static char *capture_end(void)
 	fflush(stderr);
 	dup2(saved_stderr, 2);
 	close(saved_stderr);
-	s = slurp(cap_path);
+	s = simenv_slurp(cap_path, NULL);
 	free(cap_path);
 	return s;
 }
 
 /* --- defaults against opensm --- */
+
+static char *opensm; /* opensm found on PATH when the suite was built, or NULL */
+
+/* the first executable NAME in a directory of PATH (malloc'd), or NULL */
+static char *find_on_path(const char *name)
+{
+	char *path = xstrdup(getenv("PATH") ? getenv("PATH") : ""), *dir, *save = NULL, *found = NULL;
+
+	for (dir = strtok_r(path, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
+		found = xasprintf("%s/%s", *dir ? dir : ".", name);
+		if (access(found, X_OK) != 0) {
+			free(found);
+			found = NULL;
+		}
+	}
+	free(path);
+	return found;
+}
 
 /* run `opensm -c out` with its temp and cache dirs in ours; exit status */
 static int run_opensm_c(const char *out)
@@ -148,7 +150,7 @@ static int run_opensm_c(const char *out)
 
 	env[0] = xasprintf("OSM_TMP_DIR=%s", tdir);
 	env[1] = xasprintf("OSM_CACHE_DIR=%s", tdir);
-	env[2] = xstrdup("PATH=/usr/sbin:/usr/bin:/sbin:/bin");
+	env[2] = xasprintf("PATH=%s", getenv("PATH") ? getenv("PATH") : "");
 	env[3] = NULL;
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
@@ -159,7 +161,7 @@ static int run_opensm_c(const char *out)
 		dup2(fd, 2);
 		if (chdir(tdir) < 0)
 			_exit(126);
-		execle(OPENSM, OPENSM, "-c", out, (char *)NULL, env);
+		execle(opensm, opensm, "-c", out, (char *)NULL, env);
 		_exit(127);
 	}
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
@@ -176,10 +178,6 @@ START_TEST(t_defaults_match_opensm)
 	char *path, *text, *line, *save = NULL;
 	size_t nkeys = 0, lineno = 0, i;
 
-	if (access(OPENSM, X_OK) != 0) {
-		fprintf(stderr, "%s not found: opensm defaults test skipped\n", OPENSM);
-		return;
-	}
 	path = xasprintf("%s/opensm.conf", tdir);
 	ck_assert_int_eq(run_opensm_c(path), 0);
 	ck_assert_int_eq(access(path, R_OK), 0);
@@ -192,7 +190,7 @@ START_TEST(t_defaults_match_opensm)
 
 	/* every key opensm writes is known, in the same order as our table,
 	 * with our default, and its origin is the line it is on */
-	text = slurp(path);
+	text = simenv_slurp(path, NULL);
 	for (line = text; line; line = save) {
 		char key[128], value[512];
 		size_t k;
@@ -699,7 +697,7 @@ START_TEST(t_write_reload)
 		ck_assert_uint_gt(d->origin[i].line, 0);
 	}
 	/* annotated: description, default, restart and support notes */
-	text = slurp(path);
+	text = simenv_slurp(path, NULL);
 	want = xasprintf("\n# %s\n# default 0, needs a restart\nlmc %s\n",
 			 conf_keys[key_index("lmc")].desc, val(c, "lmc"));
 	ck_assert_msg(strstr(text, want) != NULL, "no \"%s\" in output", want);
@@ -939,44 +937,29 @@ START_TEST(t_keep_restart_keys)
 }
 END_TEST
 
-int main(void)
+static Suite *conf_suite(void)
 {
 	Suite *s = suite_create("conf");
 	TCase *tc = tcase_create("defaults");
-	SRunner *sr;
-	int nf;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, t_defaults_match_opensm);
+	opensm = find_on_path("opensm");
+	if (opensm)
+		tcase_add_test(tc, t_defaults_match_opensm);
+	else
+		check_skip("t_defaults_match_opensm", "opensm not found on PATH");
 	tcase_add_test(tc, t_new_defaults);
 	suite_add_tcase(s, tc);
 
-	tc = tcase_create("errors");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tc = check_case(s, "errors", 0, setup, teardown,
+			CHECK_TESTS(t_line_too_long, t_string_too_long, t_bad_line_in_middle,
+				    t_many_errors, t_missing_file, t_good_forms, t_conf_set));
 	tcase_add_loop_test(tc, t_bad_line, 0, (int)ARRAY_SIZE(bad_cases));
-	tcase_add_test(tc, t_line_too_long);
-	tcase_add_test(tc, t_string_too_long);
-	tcase_add_test(tc, t_bad_line_in_middle);
-	tcase_add_test(tc, t_many_errors);
-	tcase_add_test(tc, t_missing_file);
-	tcase_add_test(tc, t_good_forms);
-	tcase_add_test(tc, t_conf_set);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("lifecycle");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, t_write_reload);
-	tcase_add_test(tc, t_dup);
-	tcase_add_test(tc, t_reload_check);
-	tcase_add_test(tc, t_keep_restart_keys);
-	tcase_add_test(tc, t_origins);
-	suite_add_tcase(s, tc);
-
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	check_case(s, "lifecycle", 0, setup, teardown,
+		   CHECK_TESTS(t_write_reload, t_dup, t_reload_check, t_keep_restart_keys,
+			       t_origins));
+	return s;
 }
+
+CHECK_MAIN(conf_suite)

@@ -32,6 +32,7 @@
 #include "control.h"
 #include "log.h"
 #include "util.h"
+#include "check_main.h"
 
 #define NOBODY	   65534
 #define TEST_GROUP 4242 /* a group neither the test nor nobody is in */
@@ -170,8 +171,7 @@ static void fx_start(const struct ctl_limits *lim)
 {
 	log_init("test_control", IBSM_LOG_WARN, true, false);
 	memset(&fx, 0, sizeof(fx));
-	strcpy(fx.dir, "/tmp/ibsm-ctl-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(fx.dir));
+	ck_assert_ptr_nonnull(check_mkdtemp(fx.dir, sizeof(fx.dir), "ibsm-ctl"));
 	/* forked children run as nobody and must reach the socket */
 	ck_assert_int_eq(chmod(fx.dir, 0755), 0);
 	snprintf(fx.path, sizeof(fx.path), "%s/run/ibsmd.sock", fx.dir);
@@ -1950,10 +1950,6 @@ START_TEST(t_ibsmctl)
 	char out[16384], err[4096], missing[160];
 	json_t *j;
 
-	if (!find_ibsmctl()) {
-		fprintf(stderr, "t_ibsmctl: no %s, skipped\n", ctl_bin);
-		return;
-	}
 	fx_start(NULL);
 	{
 		const char *a[] = {"-S", fx.path, "status", NULL};
@@ -2031,45 +2027,26 @@ START_TEST(t_ibsmctl)
 }
 END_TEST
 
-int main(void)
+static Suite *control_suite(void)
 {
 	Suite *s = suite_create("control");
 	TCase *tc = tcase_create("socket");
-	SRunner *sr;
-	int nf;
 
 	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_reply_shape);
-	tcase_add_test(tc, t_pipelined);
-	tcase_add_test(tc, t_malformed);
-	tcase_add_test(tc, t_too_large);
-	tcase_add_test(tc, t_eof_tail);
-	tcase_add_test(tc, t_help);
-	tcase_add_test(tc, t_privilege);
-	tcase_add_test(tc, t_subscribe);
-	tcase_add_test(tc, t_slow_subscriber);
-	tcase_add_test(tc, t_lagging_subscriber);
-	tcase_add_test(tc, t_publish_closes_caller);
-	tcase_add_test(tc, t_backpressure);
-	tcase_add_test(tc, t_stalled_reader);
-	tcase_add_test(tc, t_many_clients);
-	tcase_add_test(tc, t_max_clients);
-	tcase_add_test(tc, t_evict);
-	tcase_add_test(tc, t_idle);
-	tcase_add_test(tc, t_socket_file);
-	tcase_add_test(tc, t_garbage);
-	tcase_add_test(tc, t_slowloris);
-	tcase_add_test(tc, t_request_deadline_resets);
-	tcase_add_test(tc, t_flood_subscribers);
-	tcase_add_test(tc, t_thousand_idle);
-	tcase_add_test(tc, t_out_of_fds);
-	tcase_add_test(tc, t_raise_fd_limit);
-	tcase_add_test(tc, t_ibsmctl);
+	check_add_tests(tc, CHECK_TESTS(t_reply_shape, t_pipelined, t_malformed, t_too_large,
+				      t_eof_tail, t_help, t_privilege, t_subscribe,
+				      t_slow_subscriber, t_lagging_subscriber,
+				      t_publish_closes_caller, t_backpressure, t_stalled_reader,
+				      t_many_clients, t_max_clients, t_evict, t_idle,
+				      t_socket_file, t_garbage, t_slowloris,
+				      t_request_deadline_resets, t_flood_subscribers,
+				      t_thousand_idle, t_out_of_fds, t_raise_fd_limit));
+	if (find_ibsmctl())
+		tcase_add_test(tc, t_ibsmctl);
+	else
+		check_skip("t_ibsmctl", "no ibsmctl in top_builddir");
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+CHECK_MAIN(control_suite)

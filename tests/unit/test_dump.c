@@ -25,6 +25,7 @@
 #include "sm.h"
 #include "topofile.h"
 #include "xport.h"
+#include "check_main.h"
 
 /*
  * h1 (the SM) - sw1:1, h2 - sw2:1, and a switch triangle sw1:3-sw2:3,
@@ -47,11 +48,11 @@ enum { H1, H2, SW1, SW2, SW3, NNODES };
 /* the fabric up after one heavy sweep; dump_dir NULL: no dump files */
 static void env_init(struct simenv *e, const char *dump_dir)
 {
-	char tmp[64] = "/tmp/ibsmd-dump-XXXXXX", dd[128];
+	char tmp[64], dd[128];
 	struct ibsm_conf *c;
 
 	/* the cache dir comes from simenv; dump files go below it */
-	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	ck_assert_ptr_nonnull(check_mkdtemp(tmp, sizeof(tmp), "ibsmd-dump"));
 	c = simenv_conf(tmp);
 	if (dump_dir) {
 		snprintf(dd, sizeof(dd), "%s/%s", tmp, dump_dir);
@@ -469,25 +470,5 @@ START_TEST(t_after_sweep_alone)
 }
 END_TEST
 
-int main(void)
-{
-	Suite *s = suite_create("dump");
-	TCase *tc = tcase_create("dump");
-	SRunner *sr;
-	int nf;
-
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, t_subnet_lst);
-	tcase_add_test(tc, t_lfts);
-	tcase_add_test(tc, t_fdbs);
-	tcase_add_test(tc, t_detours_and_unknown);
-	tcase_add_test(tc, t_write_all);
-	tcase_add_test(tc, t_disabled);
-	tcase_add_test(tc, t_after_sweep_alone);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN_TESTS("dump", 30, t_subnet_lst, t_lfts, t_fdbs, t_detours_and_unknown, t_write_all,
+		 t_disabled, t_after_sweep_alone)

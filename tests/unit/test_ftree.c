@@ -35,27 +35,17 @@
 #include "topo.h"
 #include "topofile.h"
 #include "verify.h"
+#include "check_main.h"
+#include "minifab.h"
 
 #define GOLDEN	TOP_SRCDIR "/tests/golden/ftree"
 #define FABRICS TOP_SRCDIR "/tests/fabrics"
 #define MAXHOPS 64
 
-static char tmpdir[256];
-
 static void setup(void)
 {
 	log_init("test_ftree", IBSM_LOG_ERROR, true, false);
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_ftree.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-
-static void teardown(void)
-{
-	char cmd[300];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", tmpdir);
+	check_dir_setup();
 }
 
 static struct ibsm_routes *route_ok(const struct ibsm_topo *t, const struct ftree_opts *o)
@@ -330,40 +320,13 @@ static void check_all(const struct ibsm_topo *t, const struct ibsm_routes *r,
 
 /* --- golden tables --- */
 
-static char *lft_text(const struct ibsm_topo *t, const struct ibsm_routes *r, const char *head)
-{
-	size_t cap = 4096 + strlen(head), len;
-	char *buf = malloc(cap);
-	uint32_t s;
-	unsigned l;
-
-	len = (size_t)snprintf(buf, cap, "%s", head);
-	for (s = 0; s < t->nsw; s++) {
-		for (l = 1; l <= t->max_lid; l++) {
-			uint8_t p = routes_lft(r, s)[l];
-
-			if (p == ROUTE_NONE)
-				continue;
-			if (cap - len < 64) {
-				cap *= 2;
-				buf = realloc(buf, cap);
-			}
-			len += (size_t)snprintf(buf + len, cap - len, "0x%016" PRIx64 " %u %u\n",
-						t->sw[s].guid, l, p);
-		}
-	}
-	return buf;
-}
-
 /* the tables must be those in GOLDEN/name.lft (GOLDEN_UPDATE=1 rewrites it) */
 static void golden_compare(const struct ibsm_topo *t, const struct ibsm_routes *r, const char *name)
 {
 	struct verify_opts vo = {.credit_loops = true, .credit_loops_fatal = true, .stats = true,
 				 .shifts = 32};
 	struct verify_report rep;
-	char path[512], head[512], *got, *want;
-	const char *upd = getenv("GOLDEN_UPDATE");
-	size_t line = 1, i;
+	char path[512], head[512], *got;
 
 	verify_routes(t, r, &vo, &rep);
 	snprintf(head, sizeof(head),
@@ -372,23 +335,9 @@ static void golden_compare(const struct ibsm_topo *t, const struct ibsm_routes *
 		 " shift_max_congestion %u%s%s\n",
 		 name, rep.ok, rep.credit_loop, rep.a2a_max_link_load, rep.shift_max_congestion,
 		 rep.problem[0] ? " problem: " : "", rep.problem);
-	got = lft_text(t, r, head);
+	got = fab_lft_text(t, r, head);
 	snprintf(path, sizeof(path), "%s/%s.lft", GOLDEN, name);
-	if (upd && !strcmp(upd, "1")) {
-		simenv_write_file(path, got);
-		free(got);
-		return;
-	}
-	want = simenv_slurp(path, NULL);
-	ck_assert_msg(want, "no %s (GOLDEN_UPDATE=1 writes it)", path);
-	for (i = 0; got[i] && got[i] == want[i]; i++)
-		line += got[i] == '\n';
-	ck_assert_msg(!got[i] && !want[i],
-		      "%s: tables differ from line %zu (GOLDEN_UPDATE=1 rewrites the file once "
-		      "the change is meant)",
-		      path, line);
-	free(got);
-	free(want);
+	fab_golden_check(path, got);
 }
 
 static const struct {
@@ -640,7 +589,7 @@ START_TEST(t_plugin)
 	ck_assert_str_eq(ftree_engine.name, "ftree");
 	ck_assert_uint_eq(ftree_engine.api_version, IBSM_ROUTING_API_VERSION);
 
-	snprintf(path, sizeof(path), "%s/roots", tmpdir);
+	snprintf(path, sizeof(path), "%s/roots", check_dir);
 	snprintf(text, sizeof(text), "# the cores\n0x%016" PRIx64 "\n0x%016" PRIx64 "\n%" PRIx64
 		 "\n\n0x%016" PRIx64 "  # last\n",
 		 t->sw[sw_named(t, "core1")].guid, t->sw[sw_named(t, "core2")].guid,
@@ -653,7 +602,7 @@ START_TEST(t_plugin)
 	ftree_engine.fini(st);
 
 	/* a bad file: routing fails, saying which key and line */
-	snprintf(bad, sizeof(bad), "%s/cn", tmpdir);
+	snprintf(bad, sizeof(bad), "%s/cn", check_dir);
 	simenv_write_file(bad, "0x10\nnot-a-guid\n");
 	ck_assert_int_eq(conf_set(c, "cn_guid_file", bad, CONF_FROM_SET, 0, NULL, 0), 0);
 	ck_assert_int_eq(ftree_engine.init(&o, &st), 0);
@@ -757,31 +706,12 @@ END_TEST
 static Suite *ftree_suite(void)
 {
 	Suite *s = suite_create("ftree");
-	TCase *tc = tcase_create("ftree");
+	TCase *tc = check_case(s, "ftree", 300, setup, check_dir_teardown,
+			       CHECK_TESTS(t_complete, t_degraded, t_refused, t_split, t_lmc,
+					   t_options, t_plugin, t_scale));
 
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, t_golden, 0, sizeof(golden) / sizeof(golden[0]));
-	tcase_add_test(tc, t_complete);
-	tcase_add_test(tc, t_degraded);
-	tcase_add_test(tc, t_refused);
-	tcase_add_test(tc, t_split);
-	tcase_add_test(tc, t_lmc);
-	tcase_add_test(tc, t_options);
-	tcase_add_test(tc, t_plugin);
-	tcase_add_test(tc, t_scale);
-	suite_add_tcase(s, tc);
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(ftree_suite());
-	int nf;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(ftree_suite)

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,8 @@
 #include "lid.h"
 #include "log.h"
 #include "util.h"
+#include "check_main.h"
+#include "simenv.h"
 
 /* an OpenSM-written guid2lid: not sorted, a blank line after each entry */
 static const char opensm_file[] = "0x0000000000100004 0x0004 0x0004\n"
@@ -49,25 +52,6 @@ static void write_str(const char *path, const char *s)
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(fwrite(s, 1, strlen(s), f), strlen(s));
 	ck_assert_int_eq(fclose(f), 0);
-}
-
-/* whole file, NUL-terminated; NULL when missing */
-static char *read_str(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long len;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	rewind(f);
-	buf = xmalloc((size_t)len + 1);
-	ck_assert_int_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
-	buf[len] = '\0';
-	fclose(f);
-	return buf;
 }
 
 static ino_t inode_of(const char *path)
@@ -203,7 +187,7 @@ START_TEST(t_load_missing)
 	/* the first save creates the cache directory */
 	ck_assert_int_eq(lidmgr_assign(m, r, 2, 0), 0);
 	ck_assert_int_eq(lidmgr_save(m), 0);
-	s = read_str(p);
+	s = simenv_slurp(p, NULL);
 	ck_assert_str_eq(s, "0x0000000000000011 0x0001 0x0001\n\n"
 			    "0x0000000000000012 0x0002 0x0002\n\n");
 	free(s);
@@ -265,7 +249,7 @@ START_TEST(t_roundtrip)
 	ck_assert_int_eq(lidmgr_load(m, NULL), 0);
 	ck_assert_int_eq(lidmgr_assign(m, r, 4, 0), 0);
 	ck_assert_int_eq(lidmgr_save(m), 0);
-	s = read_str(p);
+	s = simenv_slurp(p, NULL);
 	ck_assert_str_eq(s, want); /* sorted by lid, OpenSM's format */
 	free(s);
 
@@ -286,7 +270,7 @@ START_TEST(t_roundtrip)
 	ck_assert_int_eq(lidmgr_assign(m2, r, 4, 0), 0);
 	ck_assert_int_eq(lidmgr_save(m2), 0);
 	ck_assert(inode_of(p) != ino);
-	s = read_str(p);
+	s = simenv_slurp(p, NULL);
 	ck_assert_str_eq(s, "0x0000000000000a01 0x0004 0x0007\n\n"
 			    "0xf452140300a1b2c3 0x0008 0x000b\n\n"
 			    "0x0000000000000c03 0x0010 0x0010\n\n"
@@ -322,7 +306,7 @@ START_TEST(t_opensm_file)
 	ck_assert_uint_eq(lidmgr_max_lid(m), 6);
 	ck_assert_int_eq(lidmgr_save(m), 0);
 	ck_assert(inode_of(p) == ino);
-	s = read_str(p);
+	s = simenv_slurp(p, NULL);
 	ck_assert_str_eq(s, opensm_file);
 	free(s);
 	lidmgr_del(m);
@@ -411,7 +395,7 @@ START_TEST(t_bad_lines)
 	ck_assert_uint_eq(r[0].lid, 1);
 	ck_assert_uint_eq(r[1].lid, 4); /* 2-3 held for absent 0x2 */
 	ck_assert_int_eq(lidmgr_save(m), -EUCLEAN);
-	s = read_str(p);
+	s = simenv_slurp(p, NULL);
 	ck_assert_str_eq(s, content);
 	free(s);
 
@@ -420,7 +404,7 @@ START_TEST(t_bad_lines)
 	write_str(p, s);
 	ck_assert(lidmgr_file_corrupt(m));
 	ck_assert_int_eq(lidmgr_save(m), -EUCLEAN);
-	want = read_str(p);
+	want = simenv_slurp(p, NULL);
 	ck_assert_str_eq(want, s);
 	free(want);
 	free(s);
@@ -432,7 +416,7 @@ START_TEST(t_bad_lines)
 	ck_assert_int_eq(lidmgr_save(m), 0);
 	assert_entry(m, 0x107, 0x100, 0x100);
 	assert_entry(m, 0x9001, 1, 1);
-	s = read_str(p);
+	s = simenv_slurp(p, NULL);
 	ck_assert_ptr_nonnull(strstr(s, "0x0000000000000107 0x0100 0x0100\n\n"));
 	ck_assert_ptr_nonnull(strstr(s, "0x0000000000009001 0x0001 0x0001\n\n"));
 	ck_assert_ptr_nonnull(strstr(s, "0x0000000000009002 0x0004 0x0004\n\n"));
@@ -464,7 +448,7 @@ START_TEST(t_bad_file_removed)
 	unlink(p);
 	ck_assert(!lidmgr_file_corrupt(m));
 	ck_assert_int_eq(lidmgr_save(m), 0);
-	s = read_str(p);
+	s = simenv_slurp(p, NULL);
 	ck_assert_str_eq(s, "0x0000000000000005 0x0001 0x0001\n\n"
 			    "0x0000000000000077 0x0002 0x0002\n\n");
 	free(s);
@@ -1094,59 +1078,40 @@ START_TEST(t_requests_from_model)
 }
 END_TEST
 
-int main(void)
+static pid_t basedir_owner;
+
+/* the tests' common directory goes when the runner exits (not a forked test: atexit
+ * handlers run in those too) */
+static void basedir_remove(void)
 {
-	Suite *s = suite_create("lid");
-	TCase *tf = tcase_create("file");
-	TCase *ta = tcase_create("assign");
-	TCase *tl = tcase_create("scale");
-	SRunner *sr;
-	int nf;
-
-	tcase_add_checked_fixture(tf, setup, teardown);
-	tcase_add_test(tf, t_load_valid);
-	tcase_add_test(tf, t_load_missing);
-	tcase_add_test(tf, t_load_unreadable);
-	tcase_add_test(tf, t_null_path);
-	tcase_add_test(tf, t_roundtrip);
-	tcase_add_test(tf, t_opensm_file);
-	tcase_add_test(tf, t_bad_lines);
-	tcase_add_test(tf, t_bad_file_removed);
-	tcase_add_test(tf, t_nul_byte);
-	tcase_add_test(tf, t_file_duplicates);
-	tcase_add_test(tf, t_atomic_write);
-	suite_add_tcase(s, tf);
-
-	tcase_add_checked_fixture(ta, setup, teardown);
-	tcase_add_test(ta, t_keep_fabric);
-	tcase_add_test(ta, t_fabric_duplicates);
-	tcase_add_test(ta, t_lmc_alignment);
-	tcase_add_test(ta, t_lmc_change);
-	tcase_add_test(ta, t_file_honoured);
-	tcase_add_test(ta, t_honor_file_flag);
-	tcase_add_test(ta, t_reserved_absent);
-	tcase_add_test(ta, t_reassign);
-	tcase_add_test(ta, t_invalid_requests);
-	tcase_add_test(ta, t_requests_from_model);
-	suite_add_tcase(s, ta);
-
-	tcase_add_checked_fixture(tl, setup, teardown);
-	tcase_set_timeout(tl, 120);
-	tcase_add_test(tl, t_reclaim);
-	tcase_add_test(tl, t_enospc);
-	tcase_add_test(tl, t_large);
-	suite_add_tcase(s, tl);
-
-	basedir = xstrdup("/tmp/test_lid.XXXXXX");
-	if (!mkdtemp(basedir)) {
-		perror("mkdtemp");
-		return EXIT_FAILURE;
-	}
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	if (getpid() != basedir_owner)
+		return;
 	rm_rf(basedir);
 	free(basedir);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
 }
+
+static Suite *lid_suite(void)
+{
+	Suite *s = suite_create("lid");
+
+	check_case(s, "file", 0, setup, teardown,
+		   CHECK_TESTS(t_load_valid, t_load_missing, t_load_unreadable, t_null_path,
+			       t_roundtrip, t_opensm_file, t_bad_lines, t_bad_file_removed,
+			       t_nul_byte, t_file_duplicates, t_atomic_write));
+	check_case(s, "assign", 0, setup, teardown,
+		   CHECK_TESTS(t_keep_fabric, t_fabric_duplicates, t_lmc_alignment, t_lmc_change,
+			       t_file_honoured, t_honor_file_flag, t_reserved_absent, t_reassign,
+			       t_invalid_requests, t_requests_from_model));
+	check_case(s, "scale", 120, setup, teardown, CHECK_TESTS(t_reclaim, t_enospc, t_large));
+
+	basedir = xmalloc(PATH_MAX);
+	if (!check_mkdtemp(basedir, PATH_MAX, "test_lid")) {
+		perror("mkdtemp");
+		exit(EXIT_FAILURE);
+	}
+	basedir_owner = getpid();
+	atexit(basedir_remove);
+	return s;
+}
+
+CHECK_MAIN(lid_suite)

@@ -27,6 +27,7 @@
 #include "simenv.h"
 #include "sm.h"
 #include "topofile.h"
+#include "check_main.h"
 
 /*
  * h1 (the SM) and h2 on leaf1, a 20-port switch (port 17: the second MFT
@@ -1144,39 +1145,8 @@ START_TEST(t_groups_without_sm)
 }
 END_TEST
 
-static Suite *mcast_suite(void)
-{
-	Suite *s = suite_create("mcast");
-	TCase *tc = tcase_create("mcast");
-
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, t_ipoib_group_at_start);
-	tcase_add_test(tc, t_create_join_leave);
-	tcase_add_test(tc, t_create_rules);
-	tcase_add_test(tc, t_join_validation);
-	tcase_add_test(tc, t_join_validation_off);
-	tcase_add_test(tc, t_leave_rules);
-	tcase_add_test(tc, t_send_only);
-	tcase_add_test(tc, t_sendonly_partial_leave_no_leak);
-	tcase_add_test(tc, t_mlid_exhaustion);
-	tcase_add_test(tc, t_only_changed_blocks);
-	tcase_add_test(tc, t_link_failure);
-	tcase_add_test(tc, t_port_gone);
-	tcase_add_test(tc, t_query);
-	tcase_add_test(tc, t_partition_reload);
-	tcase_add_test(tc, t_fini_mid_pass);
-	tcase_add_test(tc, t_groups_without_sm);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
-int main(void)
-{
-	SRunner *sr = srunner_create(mcast_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN_TESTS("mcast", 120, t_ipoib_group_at_start, t_create_join_leave, t_create_rules,
+		 t_join_validation, t_join_validation_off, t_leave_rules, t_send_only,
+		 t_sendonly_partial_leave_no_leak, t_mlid_exhaustion, t_only_changed_blocks,
+		 t_link_failure, t_port_gone, t_query, t_partition_reload, t_fini_mid_pass,
+		 t_groups_without_sm)

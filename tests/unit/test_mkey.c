@@ -24,6 +24,7 @@
 #include "status.h"
 #include "topofile.h"
 #include "xport.h"
+#include "check_main.h"
 
 /* host first: the SM runs there */
 static const char *const net = "Hca 1 \"h1\"\n[1] \"leaf1\"[1]\n\n"
@@ -144,14 +145,14 @@ static void restart(struct simenv *e, struct ibsm_conf *c)
 
 START_TEST(t_store_file)
 {
-	char dir[] = "/tmp/ibsmd-mkey-XXXXXX", path[128], bad[160];
+	char dir[64], path[128], bad[160];
 	struct conf_errors errs = {0};
 	struct ibsm_mkeys *m;
 	uint64_t key;
 	char *text;
 	int r;
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_ptr_nonnull(check_mkdtemp(dir, sizeof(dir), "ibsmd-mkey"));
 	snprintf(path, sizeof(path), "%s/guid2mkey", dir);
 	snprintf(bad, sizeof(bad), "%s.bad", path);
 	/* a missing file is fine */
@@ -531,28 +532,6 @@ START_TEST(t_store_stream)
 }
 END_TEST
 
-int main(void)
-{
-	Suite *s = suite_create("mkey");
-	TCase *tc = tcase_create("mkey");
-	SRunner *sr;
-	int nf;
-
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_store_file);
-	tcase_add_test(tc, t_store_stream);
-	tcase_add_test(tc, t_right_key);
-	tcase_add_test(tc, t_restart);
-	tcase_add_test(tc, t_lookup_changes_key);
-	tcase_add_test(tc, t_learn_key_level0);
-	tcase_add_test(tc, t_wrong_key_counted);
-	tcase_add_test(tc, t_level2_no_key);
-	tcase_add_test(tc, t_restart_new_key);
-	tcase_add_test(tc, t_rekey_answer_lost);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN_TESTS("mkey", 60, t_store_file, t_store_stream, t_right_key, t_restart, t_lookup_changes_key,
+		 t_learn_key_level0, t_wrong_key_counted, t_level2_no_key, t_restart_new_key,
+		 t_rekey_answer_lost)

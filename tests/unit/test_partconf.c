@@ -17,6 +17,7 @@
 #include "log.h"
 #include "partconf.h"
 #include "util.h"
+#include "check_main.h"
 
 static struct partconf *parse_ok(const char *text)
 {
@@ -523,12 +524,12 @@ END_TEST
 
 START_TEST(t_load)
 {
-	char dir[] = "/tmp/ibsm-test-partconf.XXXXXX", path[128];
+	char dir[64], path[128];
 	struct conf_errors errs = {0};
 	struct partconf *pc;
 	FILE *f;
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_ptr_nonnull(check_mkdtemp(dir, sizeof(dir), "ibsm-test-partconf"));
 	snprintf(path, sizeof(path), "%s/none.conf", dir);
 	ck_assert_int_eq(partconf_load(path, &pc, &errs), -ENOENT);
 	ck_assert_uint_eq(errs.n, 0);
@@ -645,29 +646,14 @@ START_TEST(t_random_input)
 }
 END_TEST
 
-int main(void)
+static Suite *partconf_suite(void)
 {
-	Suite *s = suite_create("partconf");
-	TCase *tc = tcase_create("partconf");
-	SRunner *sr;
-	int failed;
-
 	log_init("test", IBSM_LOG_ERROR, true, false);
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, t_opensm_example);
-	tcase_add_test(tc, t_every_feature);
-	tcase_add_test(tc, t_default_partition);
-	tcase_add_test(tc, t_bad_inputs);
-	tcase_add_test(tc, t_bad_long_and_binary);
-	tcase_add_test(tc, t_every_error_reported);
-	tcase_add_test(tc, t_too_many_errors);
-	tcase_add_test(tc, t_limits);
-	tcase_add_test(tc, t_load);
-	tcase_add_test(tc, t_random_input);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_suite_one("partconf", 120, NULL, NULL,
+			       CHECK_TESTS(t_opensm_example, t_every_feature, t_default_partition,
+					   t_bad_inputs, t_bad_long_and_binary,
+					   t_every_error_reported, t_too_many_errors, t_limits,
+					   t_load, t_random_input));
 }
+
+CHECK_MAIN(partconf_suite)

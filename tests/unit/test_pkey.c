@@ -23,6 +23,7 @@
 #include "simenv.h"
 #include "sm.h"
 #include "topofile.h"
+#include "check_main.h"
 
 /* h1 runs the SM; h4 has two ports; leaf1 and leaf2 are cabled on port 5 */
 static const char net[] =
@@ -673,30 +674,6 @@ START_TEST(t_without_sm)
 }
 END_TEST
 
-int main(void)
-{
-	Suite *s = suite_create("pkey");
-	TCase *tc = tcase_create("pkey");
-	SRunner *sr;
-	int nf;
-
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_default_only);
-	tcase_add_test(tc, t_two_partitions);
-	tcase_add_test(tc, t_limited_default);
-	tcase_add_test(tc, t_indx0);
-	tcase_add_test(tc, t_allow_both);
-	tcase_add_test(tc, t_enforcement_modes);
-	tcase_add_test(tc, t_partition_cap);
-	tcase_add_test(tc, t_steady_state);
-	tcase_add_test(tc, t_indexes_kept);
-	tcase_add_test(tc, t_reload_bad_file);
-	tcase_add_test(tc, t_mgroups);
-	tcase_add_test(tc, t_without_sm);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN_TESTS("pkey", 60, t_default_only, t_two_partitions, t_limited_default, t_indx0,
+		 t_allow_both, t_enforcement_modes, t_partition_cap, t_steady_state,
+		 t_indexes_kept, t_reload_bad_file, t_mgroups, t_without_sm)

@@ -21,6 +21,7 @@
 #include "simenv.h"
 #include "sm.h"
 #include "topofile.h"
+#include "check_main.h"
 
 /* host first: the SM runs there; leaf2 port 3 and leaf1 port 4 are free */
 static const char *const small_net =
@@ -401,11 +402,11 @@ START_TEST(t_disabled)
 {
 	struct simenv e;
 	struct ibsm_conf *c;
-	char dir[64] = "/tmp/ibsmd-region-XXXXXX";
+	char dir[64];
 	char cmd[128];
 	int agg, p;
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_ptr_nonnull(check_mkdtemp(dir, sizeof(dir), "ibsmd-region"));
 	c = simenv_conf(dir);
 	ck_assert_int_eq(conf_set(c, "region_sweep", "FALSE", CONF_FROM_SET, 0, NULL, 0), 0);
 	simenv_init(&e, small_net, strlen(small_net), 0, c);
@@ -426,31 +427,5 @@ START_TEST(t_disabled)
 }
 END_TEST
 
-static Suite *region_suite(void)
-{
-	Suite *s = suite_create("region");
-	TCase *tc = tcase_create("core");
-
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_cut_link);
-	tcase_add_test(tc, t_smps_follow_change);
-	tcase_add_test(tc, t_switch_removed);
-	tcase_add_test(tc, t_host_removed);
-	tcase_add_test(tc, t_host_moved);
-	tcase_add_test(tc, t_unknown_guid_escalates);
-	tcase_add_test(tc, t_no_answer_escalates);
-	tcase_add_test(tc, t_disabled);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
-int main(void)
-{
-	SRunner *sr = srunner_create(region_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN_TESTS("region", 60, t_cut_link, t_smps_follow_change, t_switch_removed, t_host_removed,
+		 t_host_moved, t_unknown_guid_escalates, t_no_answer_escalates, t_disabled)

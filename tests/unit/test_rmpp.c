@@ -21,6 +21,7 @@
 #include "mad/rmpp.h"
 #include "util.h"
 #include "xport.h"
+#include "check_main.h"
 
 #define TMO	 20 /* sender timeout, ms */
 /* on a clean wire nothing is lost: a timeout only fires when the machine is so busy that this
@@ -1350,39 +1351,7 @@ START_TEST(t_receiver_errors)
 }
 END_TEST
 
-int main(void)
-{
-	Suite *s = suite_create("rmpp");
-	TCase *tc = tcase_create("rmpp");
-	SRunner *sr;
-	int nf;
-
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_single);
-	tcase_add_test(tc, t_sizes_bytes);
-	tcase_add_test(tc, t_sizes_records);
-	tcase_add_test(tc, t_window_growth);
-	tcase_add_test(tc, t_lost_data);
-	tcase_add_test(tc, t_lost_acks);
-	tcase_add_test(tc, t_dup_reorder);
-	tcase_add_test(tc, t_rbit_acks);
-	tcase_add_test(tc, t_receiver_stop);
-	tcase_add_test(tc, t_receiver_abort);
-	tcase_add_test(tc, t_sender_timeout);
-	tcase_add_test(tc, t_bad_acks);
-	tcase_add_test(tc, t_matching);
-	tcase_add_test(tc, t_table_limits);
-	tcase_add_test(tc, t_done_restarts);
-	tcase_add_test(tc, t_garbage);
-	tcase_add_test(tc, t_receiver);
-	tcase_add_test(tc, t_receiver_errors);
-	suite_add_tcase(s, tc);
-
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN_FIXTURE("rmpp", 60, setup, teardown, t_single, t_sizes_bytes, t_sizes_records,
+		   t_window_growth, t_lost_data, t_lost_acks, t_dup_reorder, t_rbit_acks,
+		   t_receiver_stop, t_receiver_abort, t_sender_timeout, t_bad_acks, t_matching,
+		   t_table_limits, t_done_restarts, t_garbage, t_receiver, t_receiver_errors)

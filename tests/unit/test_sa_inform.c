@@ -24,13 +24,7 @@
 #include "simenv.h"
 #include "sm.h"
 #include "util.h"
-
-static const char *const net =
-	"Hca 1 \"h1\"\n[1] \"sw1\"[1]\n\n"
-	"Hca 1 \"h2\"\n[1] \"sw1\"[2]\n\n"
-	"Hca 1 \"h3\"\n[1] \"sw1\"[3]\n\n"
-	"Hca 1 \"h4\"\n[1] \"sw1\"[4]\n\n"
-	"Switch 8 \"sw1\"\n\n";
+#include "check_main.h"
 
 #define SA_KEY  1 /* the default sa_key: a trusted request */
 #define NO_KEY  0
@@ -146,7 +140,7 @@ static void rm_rf(const char *dir)
 
 static void up(struct simenv *e, struct ibsm_conf *c)
 {
-	simenv_init(e, net, strlen(net), 0, c);
+	simenv_init(e, fakefab_one_switch_net, strlen(fakefab_one_switch_net), 0, c);
 	simenv_run_heavy(e, 1);
 	ck_assert_msg(e->last.ok, "%s", e->last.reason);
 }
@@ -472,11 +466,11 @@ START_TEST(t_drop_event_subscriptions)
 	struct simenv e;
 	struct reports *r = malloc(sizeof(*r));
 	struct ibsm_conf *c;
-	char dir[64] = "/tmp/ibsmd-inform-XXXXXX";
+	char dir[64];
 	struct iir recs[4];
 	uint8_t gid[16];
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_ptr_nonnull(check_mkdtemp(dir, sizeof(dir), "ibsmd-inform"));
 	c = simenv_conf(dir);
 	ck_assert_int_eq(
 		conf_set(c, "drop_event_subscriptions", "TRUE", CONF_FROM_SET, 0, NULL, 0), 0);
@@ -504,7 +498,7 @@ START_TEST(t_client_reregistration)
 {
 	struct simenv e;
 	struct ibsm_conf *c;
-	char dir[64] = "/tmp/ibsmd-rereg-XXXXXX";
+	char dir[64];
 
 	/* the first heavy sweep as master: one Set with ClientReregister per CA port */
 	up(&e, NULL);
@@ -526,7 +520,7 @@ START_TEST(t_client_reregistration)
 	simenv_fini(&e);
 
 	/* no_clients_rereg: never */
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_ptr_nonnull(check_mkdtemp(dir, sizeof(dir), "ibsmd-rereg"));
 	c = simenv_conf(dir);
 	ck_assert_int_eq(conf_set(c, "no_clients_rereg", "TRUE", CONF_FROM_SET, 0, NULL, 0), 0);
 	up(&e, c);
@@ -536,24 +530,6 @@ START_TEST(t_client_reregistration)
 }
 END_TEST
 
-int main(void)
-{
-	Suite *s = suite_create("sa_inform");
-	TCase *tc = tcase_create("inform");
-	SRunner *sr;
-	int nf;
-
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_subscribe_and_records);
-	tcase_add_test(tc, t_reports_64_65);
-	tcase_add_test(tc, t_trap128_forwarded);
-	tcase_add_test(tc, t_retries_and_dead_subscriber);
-	tcase_add_test(tc, t_drop_event_subscriptions);
-	tcase_add_test(tc, t_client_reregistration);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN_TESTS("sa_inform", 60, t_subscribe_and_records, t_reports_64_65, t_trap128_forwarded,
+		 t_retries_and_dead_subscriber, t_drop_event_subscriptions,
+		 t_client_reregistration)

@@ -30,6 +30,8 @@
 #include "simenv.h"
 #include "sm.h"
 #include "util.h"
+#include "check_main.h"
+#include "pkeywrap.h"
 
 static const char *const net = "Ca 1 \"H-0000000000000011\" # \"h1\"\n"
 			       "[1](12) \"S-0000000000000100\"[1]\n\n"
@@ -57,31 +59,16 @@ enum { H1, H2, H3, H4, SW1, SW2, SW3, NNODES };
 
 static struct simenv e;
 
-/* partitions are the test's own (--wrap): a CA that shares none with other CAs */
-uint16_t __real_pkey_common(const struct ibsm_partitions *pt, const struct ibsm_port *a,
-			    const struct ibsm_port *b, uint16_t want);
-uint16_t __wrap_pkey_common(const struct ibsm_partitions *pt, const struct ibsm_port *a,
-			    const struct ibsm_port *b, uint16_t want);
-
-static uint64_t isolated; /* node GUID, 0: none */
-
-uint16_t __wrap_pkey_common(const struct ibsm_partitions *pt, const struct ibsm_port *a,
-			    const struct ibsm_port *b, uint16_t want)
-{
-	if (isolated && (a->node->guid == isolated) != (b->node->guid == isolated) &&
-	    !node_is_switch(a->node) && !node_is_switch(b->node))
-		return 0;
-	return __real_pkey_common(pt, a, b, want);
-}
+/* partitions are the test's own (--wrap, pkeywrap.c): a CA that shares none with other CAs */
 
 /* --- fabric --- */
 
 static void up(const char *lmc)
 {
-	char tmp[64] = "/tmp/ibsmd-path-XXXXXX";
+	char tmp[64];
 	struct ibsm_conf *c;
 
-	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	ck_assert_ptr_nonnull(check_mkdtemp(tmp, sizeof(tmp), "ibsmd-path"));
 	c = simenv_conf(tmp);
 	if (lmc)
 		ck_assert_int_eq(conf_set(c, "lmc", lmc, CONF_FROM_SET, 0, NULL, 0), 0);
@@ -674,7 +661,7 @@ START_TEST(t_no_partition)
 	ck_assert_uint_eq(a.status, 0);
 	ck_assert_uint_eq(a.n, 0);
 	/* h4 shares a partition with no other CA */
-	isolated = fakefab_node_guid(e.ff, H4);
+	pkeywrap_isolated = fakefab_node_guid(e.ff, H4);
 	memset(&q, 0, sizeof(q));
 	get_lids(H1, H4, 0, &q, &a);
 	ck_assert_uint_eq(a.status, IBSM_SA_ERR_NO_RECORDS);
@@ -692,7 +679,7 @@ START_TEST(t_no_partition)
 	gid_of(H4, q.dgid);
 	ask(lid_of(H4), IBSM_METHOD_GET_TABLE, C(SGID) | C(DGID), &q, &a);
 	ck_assert_uint_eq(a.n, 1);
-	isolated = 0;
+	pkeywrap_isolated = 0;
 	down();
 }
 END_TEST
@@ -897,32 +884,16 @@ START_TEST(t_multipath_lmc)
 }
 END_TEST
 
-int main(void)
+static Suite *sa_path_suite(void)
 {
 	Suite *s = suite_create("sa_path");
-	TCase *tc = tcase_create("sa_path");
-	SRunner *sr;
-	int nf;
+	TCase *tc = check_case(s, "sa_path", 60, NULL, NULL,
+			       CHECK_TESTS(t_by_lids, t_by_gids, t_one_end, t_mtu_min, t_rate,
+					   t_selectors, t_insufficient, t_echo, t_no_partition,
+					   t_no_route, t_sl, t_multipath, t_multipath_lmc));
 
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_by_lids);
-	tcase_add_test(tc, t_by_gids);
-	tcase_add_test(tc, t_one_end);
 	tcase_add_loop_test(tc, t_lmc, 0, 2);
-	tcase_add_test(tc, t_mtu_min);
-	tcase_add_test(tc, t_rate);
-	tcase_add_test(tc, t_selectors);
-	tcase_add_test(tc, t_insufficient);
-	tcase_add_test(tc, t_echo);
-	tcase_add_test(tc, t_no_partition);
-	tcase_add_test(tc, t_no_route);
-	tcase_add_test(tc, t_sl);
-	tcase_add_test(tc, t_multipath);
-	tcase_add_test(tc, t_multipath_lmc);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+CHECK_MAIN(sa_path_suite)

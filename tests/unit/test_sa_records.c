@@ -31,6 +31,8 @@
 #include "simenv.h"
 #include "sm.h"
 #include "topofile.h"
+#include "check_main.h"
+#include "pkeywrap.h"
 
 
 #define NSWITCHES 5
@@ -41,26 +43,12 @@
 
 /* --- the wrapped partition and multicast questions --- */
 
-uint16_t __real_pkey_common(const struct ibsm_partitions *pt, const struct ibsm_port *a,
-			    const struct ibsm_port *b, uint16_t want);
-uint16_t __wrap_pkey_common(const struct ibsm_partitions *pt, const struct ibsm_port *a,
-			    const struct ibsm_port *b, uint16_t want);
 bool __real_mcast_mft_entry(const struct ibsm_mcast *m, const struct ibsm_node *sw, uint16_t mlid,
 			    uint16_t *mask, unsigned position);
 bool __wrap_mcast_mft_entry(const struct ibsm_mcast *m, const struct ibsm_node *sw, uint16_t mlid,
 			    uint16_t *mask, unsigned position);
 
-/* a node whose ports share a partition with switch ports only (0: none) */
-static uint64_t isolated;
-
-uint16_t __wrap_pkey_common(const struct ibsm_partitions *pt, const struct ibsm_port *a,
-			    const struct ibsm_port *b, uint16_t want)
-{
-	if (isolated && (a->node->guid == isolated) != (b->node->guid == isolated) &&
-	    !node_is_switch(a->node) && !node_is_switch(b->node))
-		return 0;
-	return __real_pkey_common(pt, a, b, want);
-}
+/* partitions: pkeywrap.c (a node whose ports share a partition with switch ports only) */
 
 /* multicast entries the tests hand out: switch, MLID, position, mask */
 static struct fake_mft {
@@ -169,7 +157,7 @@ static uint16_t lid_of(const struct simenv *e, const char *name, int port)
 
 static void up(struct simenv *e, struct ibsm_conf *c)
 {
-	isolated = 0;
+	pkeywrap_isolated = 0;
 	nfake_mft = 0;
 	simenv_init(e, fakefab_small_net, strlen(fakefab_small_net), 0, c);
 	simenv_run_heavy(e, 1);
@@ -826,7 +814,7 @@ START_TEST(t_partitions)
 	up(&e, NULL);
 	h1 = lid_of(&e, "h1", 1);
 	h3 = lid_of(&e, "h3", 1);
-	isolated = fakefab_node_guid(e.ff, node_ix(&e, "h3"));
+	pkeywrap_isolated = fakefab_node_guid(e.ff, node_ix(&e, "h3"));
 	/* h1 no longer sees h3: its node, port and link (both directions) */
 	ck_assert_uint_eq(table_count(&e, h1, IBSM_SA_ATTR_NODE_RECORD, 0, NULL, 0),
 			  NSWITCHES + NCAPORTS - 1);
@@ -854,7 +842,7 @@ START_TEST(t_partitions)
 				     SA_KEY),
 			  0);
 	/* a LID ibsmd did not assign: nothing, unless trusted */
-	isolated = 0;
+	pkeywrap_isolated = 0;
 	ck_assert_uint_eq(table_count(&e, 0x0777, IBSM_SA_ATTR_NODE_RECORD, 0, NULL, 0), 0);
 	ck_assert_uint_eq(table_count(&e, 0x0777, IBSM_SA_ATTR_SMINFO_RECORD, 0, NULL, 0), 0);
 	ck_assert_uint_eq(table_count(&e, 0x0777, IBSM_SA_ATTR_NODE_RECORD, 0, NULL, SA_KEY),
@@ -876,7 +864,7 @@ START_TEST(t_lmc_ranges)
 	char err[256], dsc[65];
 	uint16_t base, lid, h2;
 
-	isolated = 0;
+	pkeywrap_isolated = 0;
 	nfake_mft = 0;
 	simenv_init(&e, fakefab_small_net, strlen(fakefab_small_net), 0, NULL);
 	/* before the first sweep, which starts from the loop */
@@ -980,27 +968,6 @@ START_TEST(t_sweeps)
 }
 END_TEST
 
-int main(void)
-{
-	Suite *s = suite_create("sa_records");
-	TCase *tc = tcase_create("records");
-	SRunner *sr;
-	int failed;
-
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_node_records);
-	tcase_add_test(tc, t_portinfo_records);
-	tcase_add_test(tc, t_link_records);
-	tcase_add_test(tc, t_switch_records);
-	tcase_add_test(tc, t_sminfo_guidinfo_records);
-	tcase_add_test(tc, t_pkey_qos_records);
-	tcase_add_test(tc, t_partitions);
-	tcase_add_test(tc, t_lmc_ranges);
-	tcase_add_test(tc, t_sweeps);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN_TESTS("sa_records", 60, t_node_records, t_portinfo_records, t_link_records,
+		 t_switch_records, t_sminfo_guidinfo_records, t_pkey_qos_records, t_partitions,
+		 t_lmc_ranges, t_sweeps)

@@ -21,13 +21,7 @@
 #include "simenv.h"
 #include "sm.h"
 #include "util.h"
-
-static const char *const net =
-	"Hca 1 \"h1\"\n[1] \"sw1\"[1]\n\n"
-	"Hca 1 \"h2\"\n[1] \"sw1\"[2]\n\n"
-	"Hca 1 \"h3\"\n[1] \"sw1\"[3]\n\n"
-	"Hca 1 \"h4\"\n[1] \"sw1\"[4]\n\n"
-	"Switch 8 \"sw1\"\n\n";
+#include "check_main.h"
 
 #define SA_KEY  1 /* the default sa_key: a trusted request */
 #define NO_KEY  0
@@ -62,7 +56,7 @@ static void gid_of(const struct simenv *e, const char *name, uint8_t gid[16])
 
 static void up(struct simenv *e)
 {
-	simenv_init(e, net, strlen(net), 0, NULL);
+	simenv_init(e, fakefab_one_switch_net, strlen(fakefab_one_switch_net), 0, NULL);
 	simenv_run_heavy(e, 1);
 	ck_assert_msg(e->last.ok, "%s", e->last.reason);
 }
@@ -362,23 +356,5 @@ START_TEST(t_limits_and_sweeps)
 }
 END_TEST
 
-int main(void)
-{
-	Suite *s = suite_create("sa_service");
-	TCase *tc = tcase_create("service");
-	SRunner *sr;
-	int nf;
-
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_register_query_update_delete);
-	tcase_add_test(tc, t_refusals);
-	tcase_add_test(tc, t_lease_expiry);
-	tcase_add_test(tc, t_partitions);
-	tcase_add_test(tc, t_limits_and_sweeps);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN_TESTS("sa_service", 60, t_register_query_update_delete, t_refusals, t_lease_expiry,
+		 t_partitions, t_limits_and_sweeps)

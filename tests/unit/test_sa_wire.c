@@ -25,6 +25,7 @@
 #include "mad/bits.h"
 #include "mad/sa.h"
 #include "util.h"
+#include "check_main.h"
 
 static uint64_t rng_state = 0x5a5a17;
 
@@ -1689,30 +1690,21 @@ START_TEST(t_garbage)
 }
 END_TEST
 
-int main(void)
+static Suite *sa_wire_suite(void)
 {
 	Suite *s = suite_create("sa_wire");
 	TCase *tc = tcase_create("tables");
-	SRunner *sr;
-	int nf;
 
 	tcase_add_loop_test(tc, t_layout, 0, (int)ARRAY_SIZE(spec_records));
-	tcase_add_test(tc, t_lookup);
-	tcase_add_test(tc, t_comp_bits);
-	tcase_add_test(tc, t_comp_enums);
-	tcase_add_test(tc, t_umad_mcm);
+	check_add_tests(tc, CHECK_TESTS(t_lookup, t_comp_bits, t_comp_enums, t_umad_mcm));
 	tcase_add_loop_test(tc, t_libibmad_fields, 0, (int)ARRAY_SIZE(xrefs));
 	tcase_add_test(tc, t_libibmad_spans);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("typed");
 	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, t_path_rec);
-	tcase_add_test(tc, t_mcmember_rec);
-	tcase_add_test(tc, t_service_rec);
-	tcase_add_test(tc, t_inform_info);
-	tcase_add_test(tc, t_embedded_records);
-	tcase_add_test(tc, t_typed_random);
+	check_add_tests(tc, CHECK_TESTS(t_path_rec, t_mcmember_rec, t_service_rec, t_inform_info,
+				      t_embedded_records, t_typed_random));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("match");
@@ -1732,10 +1724,7 @@ int main(void)
 	tcase_add_test(tc, t_garbage);
 	suite_add_tcase(s, tc);
 
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+CHECK_MAIN(sa_wire_suite)

@@ -16,6 +16,7 @@
 
 #include "mad/smp.h"
 #include "util.h"
+#include "check_main.h"
 
 /* --- bit helpers, IBA numbering: bit 0 is the MSB of byte 0 --- */
 
@@ -1031,46 +1032,21 @@ START_TEST(t_garbage)
 }
 END_TEST
 
-int main(void)
+static Suite *smp_suite(void)
 {
 	Suite *s = suite_create("smp");
-	TCase *tc = tcase_create("attributes");
-	SRunner *sr;
-	int nf;
+	TCase *tc = check_case(s, "attributes", 30, NULL, NULL,
+			       CHECK_TESTS(t_known_bytes, t_encode_leaves_reserved, t_notice,
+					   t_nodedesc));
 
-	tcase_set_timeout(tc, 30);
 	tcase_add_loop_test(tc, t_field_positions, 0, (int)ARRAY_SIZE(codecs));
 	tcase_add_loop_test(tc, t_attr_round_trip, 0, (int)ARRAY_SIZE(codecs));
-	tcase_add_test(tc, t_known_bytes);
-	tcase_add_test(tc, t_encode_leaves_reserved);
-	tcase_add_test(tc, t_notice);
-	tcase_add_test(tc, t_nodedesc);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("header");
-	tcase_add_test(tc, t_hdr_round_trip);
-	tcase_add_test(tc, t_hdr_short);
-	tcase_add_test(tc, t_smp_build_dr);
-	tcase_add_test(tc, t_smp_build_lid);
-	tcase_add_test(tc, t_smp_check);
-	tcase_add_test(tc, t_smp_make_response);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("helpers");
-	tcase_add_test(tc, t_drpath);
-	tcase_add_test(tc, t_names);
-	tcase_add_test(tc, t_conversions);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("robustness");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_garbage);
-	suite_add_tcase(s, tc);
-
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	check_case(s, "header", 0, NULL, NULL,
+		   CHECK_TESTS(t_hdr_round_trip, t_hdr_short, t_smp_build_dr, t_smp_build_lid,
+			       t_smp_check, t_smp_make_response));
+	check_case(s, "helpers", 0, NULL, NULL, CHECK_TESTS(t_drpath, t_names, t_conversions));
+	check_case(s, "robustness", 60, NULL, NULL, CHECK_TESTS(t_garbage));
+	return s;
 }
+
+CHECK_MAIN(smp_suite)

@@ -22,6 +22,7 @@
 #include "smstate.h"
 #include "util.h"
 #include "xport.h"
+#include "check_main.h"
 
 /* the SM runs on h1; a remote SM may sit on h2 */
 static const char *const net = "Hca 1 \"h1\"\n[1] \"leaf1\"[1]\n\n"
@@ -53,13 +54,7 @@ static struct ibsm_conf *conf_prio(struct simenv *e, const char *prio)
 /* loop, fake fabric, no SM yet */
 static void env_fabric(struct simenv *e)
 {
-	memset(e, 0, sizeof(*e));
-	log_init("test", IBSM_LOG_ERROR, true, false);
-	evthread_use_pthreads();
-	snprintf(e->dir, sizeof(e->dir), "/tmp/ibsmd-test-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(e->dir));
-	e->sm_node = H1;
-	e->base = event_base_new();
+	simenv_base(e, H1);
 	simenv_fabric(e, net, strlen(net));
 }
 
@@ -698,32 +693,7 @@ START_TEST(t_dual_master)
 }
 END_TEST
 
-int main(void)
-{
-	Suite *s = suite_create("smstate");
-	TCase *tc = tcase_create("smstate");
-	SRunner *sr;
-	int nf;
-
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_table);
-	tcase_add_test(tc, t_master_over_lower_standby);
-	tcase_add_test(tc, t_equal_priority_lower_guid);
-	tcase_add_test(tc, t_standby_then_takeover);
-	tcase_add_test(tc, t_handover_to_better);
-	tcase_add_test(tc, t_receive_handover);
-	tcase_add_test(tc, t_bad_sminfo);
-	tcase_add_test(tc, t_inactive);
-	tcase_add_test(tc, t_sm_key);
-	tcase_add_test(tc, t_other_key_ignored);
-	tcase_add_test(tc, t_ignore_other_sm);
-	tcase_add_test(tc, t_discover);
-	tcase_add_test(tc, t_handover_refused);
-	tcase_add_test(tc, t_dual_master);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN_TESTS("smstate", 60, t_table, t_master_over_lower_standby, t_equal_priority_lower_guid,
+		 t_standby_then_takeover, t_handover_to_better, t_receive_handover, t_bad_sminfo,
+		 t_inactive, t_sm_key, t_other_key_ignored, t_ignore_other_sm, t_discover,
+		 t_handover_refused, t_dual_master)

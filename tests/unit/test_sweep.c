@@ -24,6 +24,7 @@
 #include "sweep.h"
 #include "topofile.h"
 #include "xport.h"
+#include "check_main.h"
 
 
 static int node_index(const struct simenv *e, const char *name)
@@ -181,10 +182,10 @@ START_TEST(t_lmc)
 {
 	struct simenv e;
 	struct ibsm_conf *c;
-	char dir[64] = "/tmp/ibsmd-lmc-XXXXXX";
+	char dir[64];
 	int i, p;
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_ptr_nonnull(check_mkdtemp(dir, sizeof(dir), "ibsmd-lmc"));
 	c = simenv_conf(dir);
 	ck_assert_int_eq(conf_set(c, "lmc", "2", CONF_FROM_SET, 0, NULL, 0), 0);
 	simenv_init(&e, fakefab_small_net, strlen(fakefab_small_net), 0, c);
@@ -460,28 +461,6 @@ START_TEST(t_phases_logged)
 }
 END_TEST
 
-int main(void)
-{
-	Suite *s = suite_create("sweep");
-	TCase *tc = tcase_create("sweep");
-	SRunner *sr;
-	int nf;
-
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_bringup);
-	tcase_add_test(tc, t_steady_state_sends_no_sets);
-	tcase_add_test(tc, t_link_failure_reprograms_changed_blocks);
-	tcase_add_test(tc, t_lmc);
-	tcase_add_test(tc, t_silent_node);
-	tcase_add_test(tc, t_lossy_fabric);
-	tcase_add_test(tc, t_lids_survive_restart);
-	tcase_add_test(tc, t_bad_mads_and_sminfo);
-	tcase_add_test(tc, t_tables);
-	tcase_add_test(tc, t_phases_logged);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN_TESTS("sweep", 60, t_bringup, t_steady_state_sends_no_sets,
+		 t_link_failure_reprograms_changed_blocks, t_lmc, t_silent_node, t_lossy_fabric,
+		 t_lids_survive_restart, t_bad_mads_and_sminfo, t_tables, t_phases_logged)

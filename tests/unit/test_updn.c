@@ -36,26 +36,16 @@
 #include "topo.h"
 #include "topofile.h"
 #include "verify.h"
+#include "check_main.h"
+#include "minifab.h"
 
 #define GOLDEN	TOP_SRCDIR "/tests/golden"
 #define FABRICS TOP_SRCDIR "/tests/fabrics"
 
-static char tmpdir[256];
-
 static void setup(void)
 {
 	log_init("test_updn", IBSM_LOG_ERROR, true, false);
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_updn.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-
-static void teardown(void)
-{
-	char cmd[300];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", tmpdir);
+	check_dir_setup();
 }
 
 static uint32_t sw_named(const struct ibsm_topo *t, const char *desc)
@@ -243,57 +233,25 @@ static char *lft_text(const struct ibsm_topo *t, const struct ibsm_routes *r)
 {
 	struct verify_opts vo = {.credit_loops = true, .credit_loops_fatal = true};
 	struct verify_report rep;
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	uint32_t s;
-	unsigned l;
+	char *head, *text;
 
 	verify_routes(t, r, &vo, &rep);
-	len = (size_t)snprintf(buf, cap,
-			       "# verifier: ok %d unreachable %" PRIu64 " looping %" PRIu64
-			       " credit_loop %d\n",
-			       rep.ok, rep.unreachable, rep.looping, rep.credit_loop);
-	for (s = 0; s < t->nsw; s++) {
-		for (l = 1; l <= t->max_lid; l++) {
-			uint8_t p = routes_lft(r, s)[l];
-
-			if (p == ROUTE_NONE)
-				continue;
-			if (cap - len < 64) {
-				cap *= 2;
-				buf = realloc(buf, cap);
-			}
-			len += (size_t)snprintf(buf + len, cap - len, "0x%016" PRIx64 " %u %u\n",
-						t->sw[s].guid, l, p);
-		}
-	}
-	return buf;
+	head = xasprintf("# verifier: ok %d unreachable %" PRIu64 " looping %" PRIu64
+			 " credit_loop %d\n",
+			 rep.ok, rep.unreachable, rep.looping, rep.credit_loop);
+	text = fab_lft_text(t, r, head);
+	free(head);
+	return text;
 }
 
 /* the tables must be those in GOLDEN/engine/name.lft (GOLDEN_UPDATE=1 rewrites it) */
 static void golden_compare(const struct ibsm_topo *t, const struct ibsm_routes *r,
 			   const char *engine, const char *name)
 {
-	char path[512], *got = lft_text(t, r), *want;
-	const char *upd = getenv("GOLDEN_UPDATE");
-	size_t line = 1, i;
+	char path[512];
 
 	snprintf(path, sizeof(path), "%s/%s/%s.lft", GOLDEN, engine, name);
-	if (upd && !strcmp(upd, "1")) {
-		simenv_write_file(path, got);
-		free(got);
-		return;
-	}
-	want = simenv_slurp(path, NULL);
-	ck_assert_msg(want, "no %s (GOLDEN_UPDATE=1 writes it)", path);
-	for (i = 0; got[i] && got[i] == want[i]; i++)
-		line += got[i] == '\n';
-	ck_assert_msg(!got[i] && !want[i],
-		      "%s: tables differ from line %zu (GOLDEN_UPDATE=1 "
-		      "rewrites the file once the change is meant)",
-		      path, line);
-	free(got);
-	free(want);
+	fab_golden_check(path, lft_text(t, r));
 }
 
 static const struct {
@@ -704,7 +662,7 @@ START_TEST(t_plugin)
 	ck_assert_mem_eq(r->lft, want->lft, (size_t)r->nsw * r->stride);
 
 	/* the cores by file, with comments: the same tables */
-	snprintf(path, sizeof(path), "%s/roots", tmpdir);
+	snprintf(path, sizeof(path), "%s/roots", check_dir);
 	simenv_write_file(path, "# the cores\n0x200003\n\n  0x0000000000200001  # core2\n0x200000\n"
 			 "0x200002\n");
 	ck_assert_int_eq(plugin_run(path, t, r), 0);
@@ -728,7 +686,7 @@ START_TEST(t_plugin)
 	ck_assert_str_eq(r->why, "root 0x000000000000dead is not a switch of the fabric");
 
 	/* no file at all */
-	snprintf(path, sizeof(path), "%s/none", tmpdir);
+	snprintf(path, sizeof(path), "%s/none", check_dir);
 	ck_assert_int_eq(plugin_run(path, t, r), -ENOENT);
 	snprintf(msg, sizeof(msg), "root_guid_file %s: No such file or directory", path);
 	ck_assert_str_eq(r->why, msg);
@@ -813,7 +771,7 @@ static void round_trip(const struct ibsm_topo *t, const struct ibsm_routes *r)
 	int ib;
 
 	for (ib = 0; ib <= 1; ib++) {
-		snprintf(path, sizeof(path), "%s/lfts.%d", tmpdir, ib);
+		snprintf(path, sizeof(path), "%s/lfts.%d", check_dir, ib);
 		write_tables(path, t, r, ib);
 		memset(back->lft, 0x77, (size_t)back->nsw * back->stride);
 		ck_assert_msg(file_route(path, t, back) == 0, "%s", back->why);
@@ -928,7 +886,7 @@ START_TEST(t_file_tolerated)
 	int ib;
 
 	ck_assert_int_eq(updn_route(t, NULL, 0, want), 0);
-	snprintf(path, sizeof(path), "%s/lfts", tmpdir);
+	snprintf(path, sizeof(path), "%s/lfts", check_dir);
 	for (ib = 0; ib <= 1; ib++) {
 		/* comments, blank lines, a multicast table, a switch this fabric lacks, CRLF */
 		write_tables(path, t, want, ib);
@@ -997,7 +955,7 @@ START_TEST(t_file_remap)
 
 	/* LMC 0 tables onto the same fabric with LMC 2: every end port's base LID moved */
 	ck_assert_int_eq(updn_route(t0, NULL, 0, r0), 0);
-	snprintf(path, sizeof(path), "%s/lfts", tmpdir);
+	snprintf(path, sizeof(path), "%s/lfts", check_dir);
 	write_tables(path, t0, r0, false);
 	ck_assert_msg(file_route(path, t2, r2) == 0, "%s", r2->why);
 	for (s = 0; s < t0->nsw; s++) {
@@ -1067,7 +1025,7 @@ START_TEST(t_file_errors)
 	const char *c;
 
 	ck_assert_int_eq(updn_route(t, NULL, 0, want), 0);
-	snprintf(path, sizeof(path), "%s/lfts", tmpdir);
+	snprintf(path, sizeof(path), "%s/lfts", check_dir);
 	write_tables(path, t, want, false);
 	good = simenv_slurp(path, NULL);
 	for (c = good; *c; c++)
@@ -1105,7 +1063,7 @@ START_TEST(t_file_errors)
 	ck_assert_str_eq(r->why, msg);
 
 	/* no file */
-	snprintf(path, sizeof(path), "%s/none", tmpdir);
+	snprintf(path, sizeof(path), "%s/none", check_dir);
 	ck_assert_int_eq(file_route(path, t, r), -ENOENT);
 	snprintf(msg, sizeof(msg), "%s: No such file or directory", path);
 	ck_assert_str_eq(r->why, msg);
@@ -1134,7 +1092,7 @@ START_TEST(t_file_plugin)
 	ck_assert_str_eq(r->why, "lfts_file is not set");
 	file_engine.fini(st);
 
-	snprintf(path, sizeof(path), "%s/lfts", tmpdir);
+	snprintf(path, sizeof(path), "%s/lfts", check_dir);
 	ck_assert_int_eq(conf_set(c, "lfts_file", path, CONF_FROM_SET, 0, NULL, 0), 0);
 	ck_assert_int_eq(file_engine.init(&o, &st), 0);
 	conf_del(c); /* the engine keeps its own copy */
@@ -1158,44 +1116,18 @@ END_TEST
 static Suite *updn_suite(void)
 {
 	Suite *s = suite_create("updn");
-	TCase *tu = tcase_create("updn"), *tf = tcase_create("file");
+	TCase *tu = check_case(s, "updn", 120, setup, check_dir_teardown,
+			       CHECK_TESTS(t_shipped_fabrics, t_fat_tree_quality, t_auto_roots,
+					   t_root_search, t_odd_roots, t_disconnected, t_errors,
+					   t_long_line, t_plugin));
 
-	tcase_add_checked_fixture(tu, setup, teardown);
-	tcase_set_timeout(tu, 120);
 	tcase_add_loop_test(tu, t_golden_updn, 0, sizeof(golden_updn) / sizeof(golden_updn[0]));
 	tcase_add_loop_test(tu, t_golden_minhop, 0,
 			    sizeof(golden_minhop) / sizeof(golden_minhop[0]));
-	tcase_add_test(tu, t_shipped_fabrics);
-	tcase_add_test(tu, t_fat_tree_quality);
-	tcase_add_test(tu, t_auto_roots);
-	tcase_add_test(tu, t_root_search);
-	tcase_add_test(tu, t_odd_roots);
-	tcase_add_test(tu, t_disconnected);
-	tcase_add_test(tu, t_errors);
-	tcase_add_test(tu, t_long_line);
-	tcase_add_test(tu, t_plugin);
-	suite_add_tcase(s, tu);
-
-	tcase_add_checked_fixture(tf, setup, teardown);
-	tcase_set_timeout(tf, 120);
-	tcase_add_test(tf, t_file_round_trip);
-	tcase_add_test(tf, t_file_foreign);
-	tcase_add_test(tf, t_file_tolerated);
-	tcase_add_test(tf, t_file_remap);
-	tcase_add_test(tf, t_file_errors);
-	tcase_add_test(tf, t_file_plugin);
-	suite_add_tcase(s, tf);
+	check_case(s, "file", 120, setup, check_dir_teardown,
+		   CHECK_TESTS(t_file_round_trip, t_file_foreign, t_file_tolerated, t_file_remap,
+			       t_file_errors, t_file_plugin));
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(updn_suite());
-	int nf;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(updn_suite)

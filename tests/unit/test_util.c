@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "check_main.h"
+#include "simenv.h"
 
 /* splitmix64: a bijection of the counter, so outputs never repeat */
 static uint64_t splitmix64(uint64_t *state)
@@ -328,10 +330,10 @@ static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
 
 static char *tmpdir_new(void)
 {
-	char *d = strdup("/tmp/ibsm-test-util.XXXXXX");
+	char *d = malloc(256);
 
 	ck_assert_ptr_nonnull(d);
-	ck_assert_ptr_nonnull(mkdtemp(d));
+	ck_assert_ptr_nonnull(check_mkdtemp(d, 256, "ibsm-test-util"));
 	return d;
 }
 
@@ -339,26 +341,6 @@ static void tmpdir_del(char *d)
 {
 	nftw(d, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	free(d);
-}
-
-static char *read_all(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	ck_assert_ptr_nonnull(buf);
-	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
 }
 
 /* names in dir other than . and .. */
@@ -389,7 +371,7 @@ START_TEST(t_write_create)
 
 	p = xasprintf("%s/guid2lid", d);
 	ck_assert_int_eq(write_file_atomic(p, text, strlen(text)), 0);
-	got = read_all(p, &len);
+	got = simenv_slurp(p, &len);
 	ck_assert_ptr_nonnull(got);
 	ck_assert_uint_eq(len, strlen(text));
 	ck_assert_mem_eq(got, text, len);
@@ -400,7 +382,7 @@ START_TEST(t_write_create)
 
 	/* empty and large contents */
 	ck_assert_int_eq(write_file_atomic(p, "", 0), 0);
-	got = read_all(p, &len);
+	got = simenv_slurp(p, &len);
 	ck_assert_uint_eq(len, 0);
 	free(got);
 	{
@@ -411,7 +393,7 @@ START_TEST(t_write_create)
 		for (i = 0; i < big; i++)
 			b[i] = (char)(i * 31 + (i >> 9));
 		ck_assert_int_eq(write_file_atomic(p, b, big), 0);
-		got = read_all(p, &len);
+		got = simenv_slurp(p, &len);
 		ck_assert_uint_eq(len, big);
 		ck_assert_mem_eq(got, b, big);
 		free(got);
@@ -444,7 +426,7 @@ START_TEST(t_write_replace_atomic)
 	ck_assert_int_eq(pread(fd, old, sizeof(old) - 1, 0), 13);
 	ck_assert_str_eq(old, "old contents\n");
 	close(fd);
-	got = read_all(p, &len);
+	got = simenv_slurp(p, &len);
 	ck_assert_uint_eq(len, 4);
 	ck_assert_mem_eq(got, "new\n", 4);
 	free(got);
@@ -525,7 +507,7 @@ START_TEST(t_write_failure_keeps_old)
 	tmp = xasprintf("%s.tmp.%ld", p, (long)getpid());
 	ck_assert_int_eq(mkdir(tmp, 0700), 0);
 	ck_assert_int_lt(write_file_atomic(p, "lost\n", 5), 0);
-	got = read_all(p, &len);
+	got = simenv_slurp(p, &len);
 	ck_assert_uint_eq(len, 8);
 	ck_assert_mem_eq(got, "keep me\n", 8);
 	free(got);
@@ -542,7 +524,7 @@ START_TEST(t_write_failure_keeps_old)
 	ck_assert_int_eq(dir_count(sub, "inside"), 1);
 	free(p);
 	p = xasprintf("%s/file", d);
-	got = read_all(p, &len);
+	got = simenv_slurp(p, &len);
 	ck_assert_uint_eq(len, 8);
 	ck_assert_mem_eq(got, "keep me\n", 8);
 	free(got);
@@ -683,30 +665,23 @@ START_TEST(t_reallocarray_overflow_is_fatal)
 }
 END_TEST
 
-int main(void)
+static Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
 	TCase *tc = tcase_create("map");
-	SRunner *sr;
-	int nf;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, t_map_basic);
 	tcase_add_exit_test(tc, t_map_put_zero_is_fatal, 1);
 	tcase_add_loop_test(tc, t_map_delete_in_cluster, 0, 16);
-	tcase_add_test(tc, t_map_random_model);
-	tcase_add_test(tc, t_map_grow_100k);
-	tcase_add_test(tc, t_map_next);
+	check_add_tests(tc, CHECK_TESTS(t_map_random_model, t_map_grow_100k, t_map_next));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("files");
 	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, t_write_create);
-	tcase_add_test(tc, t_write_replace_atomic);
-	tcase_add_test(tc, t_write_removes_stale_tmp);
-	tcase_add_test(tc, t_write_missing_dir);
-	tcase_add_test(tc, t_write_failure_keeps_old);
-	tcase_add_test(tc, t_mkdir_p);
+	check_add_tests(tc, CHECK_TESTS(t_write_create, t_write_replace_atomic,
+				      t_write_removes_stale_tmp, t_write_missing_dir,
+				      t_write_failure_keeps_old, t_mkdir_p));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("misc");
@@ -715,10 +690,7 @@ int main(void)
 	tcase_add_exit_test(tc, t_reallocarray_overflow_is_fatal, 1);
 	suite_add_tcase(s, tc);
 
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+CHECK_MAIN(util_suite)

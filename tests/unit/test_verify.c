@@ -24,6 +24,8 @@
 #include "topo.h"
 #include "util.h"
 #include "verify.h"
+#include "check_main.h"
+#include "minifab.h"
 
 static const struct verify_opts all_checks = {
     .credit_loops = true, .credit_loops_fatal = true, .stats = true, .shifts = 8};
@@ -39,38 +41,7 @@ static void teardown(void)
 
 /* --- fabrics --- */
 
-struct fab {
-	struct topo_builder *b;
-	uint16_t next_lid;
-	uint64_t next_guid;
-};
-
-static void fab_init(struct fab *f)
-{
-	f->b = topo_builder_new();
-	f->next_lid = 1;
-	f->next_guid = 0x1000;
-}
-
-static uint32_t fab_sw(struct fab *f, uint8_t nports)
-{
-	return topo_builder_add_sw(f->b, f->next_guid++, f->next_lid++, nports, "sw");
-}
-
-/* a host with one port and an aligned LID block on switch s port p */
-static uint32_t fab_host(struct fab *f, uint32_t s, uint8_t p, uint8_t lmc)
-{
-	uint32_t e;
-	uint16_t step = (uint16_t)(1u << lmc);
-
-	f->next_lid = (uint16_t)((f->next_lid + step - 1) & ~(step - 1));
-	e = topo_builder_add_ep(f->b, f->next_guid, f->next_guid + 1, 1, f->next_lid, lmc,
-				IBSM_NODE_CA, "host");
-	f->next_guid += 2;
-	f->next_lid = (uint16_t)(f->next_lid + step);
-	topo_builder_link_ep(f->b, e, s, p);
-	return e;
-}
+/* struct fab, fab_init, fab_sw, fab_host: minifab.h */
 
 /* n switches in a line: i port 1 - i+1 port 2; one host on port 3 of each */
 static struct ibsm_topo *line(unsigned n)
@@ -101,60 +72,6 @@ static struct ibsm_topo *ring(unsigned n)
 		topo_builder_link_sw(f.b, i, 1, (i + 1) % n, 2);
 	for (i = 0; i < n; i++)
 		fab_host(&f, i, 3, 0);
-	return topo_builder_finish(f.b);
-}
-
-static struct ibsm_topo *leaf_spine(unsigned nspine, unsigned nleaf, unsigned nhost, uint8_t lmc)
-{
-	struct fab f;
-	uint32_t sp[16], lf, i, j;
-
-	fab_init(&f);
-	for (i = 0; i < nspine; i++)
-		sp[i] = fab_sw(&f, 36);
-	for (i = 0; i < nleaf; i++) {
-		lf = fab_sw(&f, 36);
-		for (j = 0; j < nspine; j++)
-			topo_builder_link_sw(f.b, lf, (uint8_t)(1 + j), sp[j], (uint8_t)(1 + i));
-		for (j = 0; j < nhost; j++)
-			fab_host(&f, lf, (uint8_t)(1 + nspine + j), lmc);
-	}
-	return topo_builder_finish(f.b);
-}
-
-/*
- * 3-level fat tree of k-port switches: k pods of k/2 edge and k/2
- * aggregation switches, (k/2)^2 core switches, k/2 hosts per edge switch.
- */
-static struct ibsm_topo *fat_tree(unsigned k, uint8_t lmc)
-{
-	struct fab f;
-	unsigned h = k / 2, pod, i, j, nedge = k * h;
-	uint32_t edge0, agg0, e, a;
-
-	fab_init(&f);
-	for (i = 0; i < h * h; i++)
-		fab_sw(&f, (uint8_t)k);
-	edge0 = h * h;
-	for (i = 0; i < nedge; i++)
-		fab_sw(&f, (uint8_t)k);
-	agg0 = edge0 + nedge;
-	for (i = 0; i < nedge; i++)
-		fab_sw(&f, (uint8_t)k);
-	for (pod = 0; pod < k; pod++) {
-		for (i = 0; i < h; i++) {
-			e = edge0 + pod * h + i;
-			a = agg0 + pod * h + i;
-			for (j = 0; j < h; j++) {
-				topo_builder_link_sw(f.b, e, (uint8_t)(h + 1 + j),
-						     agg0 + pod * h + j, (uint8_t)(1 + i));
-				topo_builder_link_sw(f.b, a, (uint8_t)(h + 1 + j), i * h + j,
-						     (uint8_t)(1 + pod));
-			}
-			for (j = 0; j < h; j++)
-				fab_host(&f, e, (uint8_t)(1 + j), lmc);
-		}
-	}
 	return topo_builder_finish(f.b);
 }
 
@@ -282,7 +199,7 @@ START_TEST(t_correct_tables)
 
 	/* leaf-spine, LMC 0..2: every LID of every block is a destination */
 	for (lmc = 0; lmc <= 2; lmc++) {
-		t = leaf_spine(4, 6, 7, lmc);
+		t = fab_leaf_spine(4, 6, 7, lmc, NULL);
 		r = minhop(t);
 		ck_assert_int_eq(verify(t, r, &lax, &rep), 0);
 		ck_assert_uint_eq(rep.pairs, want_pairs(t));
@@ -975,7 +892,7 @@ END_TEST
 START_TEST(t_threads_same_report)
 {
 	static const unsigned nthreads[] = {0, 2, 3, 4, 7, 1000};
-	struct ibsm_topo *t = fat_tree(8, 1);
+	struct ibsm_topo *t = fab_fat_tree(8, 1);
 	struct ibsm_routes *good = minhop(t), *r = minhop(t);
 	size_t size = (size_t)r->nsw * r->stride, i;
 	uint64_t seed = 0x7ead5;
@@ -1075,7 +992,7 @@ START_TEST(t_fat_tree)
 	 * that closes a credit loop: reported, not fatal here. Traffic from
 	 * the hosts alone (the default) has none.
 	 */
-	t = fat_tree(8, 1);
+	t = fab_fat_tree(8, 1);
 	r = minhop(t);
 	ck_assert_int_eq(verify(t, r, &all_checks, &rep), 0);
 	ck_assert(!rep.credit_loop);
@@ -1096,7 +1013,7 @@ START_TEST(t_fat_tree)
 
 	if (k < 4 || k % 2 || k > 64)
 		k = 24;
-	t = fat_tree(k, 0);
+	t = fab_fat_tree(k, 0);
 	t0 = now_us();
 	r = minhop(t);
 	fprintf(stderr, "fat tree k=%u: %u switches, %u end ports, min-hop %" PRIu64 " ms\n", k,
@@ -1121,34 +1038,6 @@ START_TEST(t_fat_tree)
 }
 END_TEST
 
-static Suite *verify_suite(void)
-{
-	Suite *s = suite_create("verify");
-	TCase *tc = tcase_create("verify");
-
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, t_correct_tables);
-	tcase_add_test(tc, t_missing_entry);
-	tcase_add_test(tc, t_dead_port);
-	tcase_add_test(tc, t_forwarding_loop);
-	tcase_add_test(tc, t_credit_loop_ring);
-	tcase_add_test(tc, t_stats_leaf_spine);
-	tcase_add_test(tc, t_random_against_walk);
-	tcase_add_test(tc, t_threads_same_report);
-	tcase_add_test(tc, t_fat_tree);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
-int main(void)
-{
-	SRunner *sr = srunner_create(verify_suite());
-	int nf;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN_FIXTURE("verify", 120, setup, teardown, t_correct_tables, t_missing_entry,
+		   t_dead_port, t_forwarding_loop, t_credit_loop_ring, t_stats_leaf_spine,
+		   t_random_against_walk, t_threads_same_report, t_fat_tree)

@@ -18,6 +18,7 @@
 #include "mad/smp.h"
 #include "util.h"
 #include "xport.h"
+#include "check_main.h"
 
 #define TIMEOUT_MS 20
 
@@ -1086,44 +1087,19 @@ START_TEST(t_del_outstanding)
 }
 END_TEST
 
-int main(void)
+static Suite *xport_suite(void)
 {
 	Suite *s = suite_create("xport");
-	TCase *tc = tcase_create("requests");
-	SRunner *sr;
-	int nf;
 
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, t_window_fifo);
-	tcase_add_test(tc, t_tids);
-	tcase_add_test(tc, t_response_once);
-	tcase_add_test(tc, t_timeout_retry);
-	tcase_add_test(tc, t_timeout_fail);
-	tcase_add_test(tc, t_zero_retries);
-	tcase_add_test(tc, t_undelivered);
-	tcase_add_test(tc, t_send_error);
-	tcase_add_test(tc, t_cancel_all);
-	tcase_add_test(tc, t_requeue_from_callback);
-	tcase_add_test(tc, t_space_cb);
-	tcase_add_test(tc, t_bad_send_args);
-	tcase_add_test(tc, t_send_smp_and_unsolicited);
-	tcase_add_test(tc, t_set_params);
-	tcase_add_test(tc, t_grow_with_timers);
-	tcase_add_test(tc, t_del_outstanding);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("input");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, t_unsolicited);
-	tcase_add_test(tc, t_unmatched_to_handler);
-	tcase_add_test(tc, t_malformed);
-	suite_add_tcase(s, tc);
-
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	check_case(s, "requests", 30, setup, teardown,
+		   CHECK_TESTS(t_window_fifo, t_tids, t_response_once, t_timeout_retry,
+			       t_timeout_fail, t_zero_retries, t_undelivered, t_send_error,
+			       t_cancel_all, t_requeue_from_callback, t_space_cb, t_bad_send_args,
+			       t_send_smp_and_unsolicited, t_set_params, t_grow_with_timers,
+			       t_del_outstanding));
+	check_case(s, "input", 0, setup, teardown,
+		   CHECK_TESTS(t_unsolicited, t_unmatched_to_handler, t_malformed));
+	return s;
 }
+
+CHECK_MAIN(xport_suite)

@@ -1,5 +1,5 @@
 /*
- * test_routing.c: the topology file reader (ibsim examples, ibnetdiscover
+ * test_minhop.c: the topology file reader (ibsim examples, ibnetdiscover
  * output, every error with its file:line), the snapshot (builder and live
  * fabric) and min-hop, whose tables are checked by walking them hop by hop
  * from every switch to every LID.
@@ -21,14 +21,17 @@
 #include "topo.h"
 #include "topofile.h"
 #include "util.h"
+#include "check_main.h"
+#include "minifab.h"
 
-#define NET_EXAMPLES "/usr/share/doc/ibsim-utils/net-examples"
+/* ibsim's example fabrics, shipped with the tests */
+#define NET_EXAMPLES TOP_SRCDIR "/tests/fabrics/ibsim-examples"
 
 /* --- helpers --- */
 
 static void setup(void)
 {
-	log_init("test_routing", IBSM_LOG_ERROR, true, false);
+	log_init("test_minhop", IBSM_LOG_ERROR, true, false);
 }
 
 static void teardown(void)
@@ -253,10 +256,6 @@ START_TEST(t_ibsim_examples)
 	char path[256];
 	size_t i;
 
-	if (access(NET_EXAMPLES "/net", R_OK)) {
-		fprintf(stderr, "skipping: no %s\n", NET_EXAMPLES);
-		return;
-	}
 	for (i = 0; i < ARRAY_SIZE(files); i++) {
 		snprintf(path, sizeof(path), "%s/%s", NET_EXAMPLES, files[i]);
 		ck_assert_int_eq(topofile_load(path, &tf, &errs), 0);
@@ -579,8 +578,6 @@ START_TEST(t_shipped_fabrics)
 		struct ibsm_routes *r;
 
 		snprintf(path, sizeof(path), "%s/tests/fabrics/%s", TOP_SRCDIR, files[i]);
-		if (access(path, R_OK))
-			continue;
 		if (topofile_load(path, &tf, &errs)) {
 			for (j = 0; j < errs.n; j++)
 				fprintf(stderr, "%s\n", errs.msg[j]);
@@ -608,8 +605,6 @@ START_TEST(t_from_topofile)
 	uint32_t s1, s2;
 	uint8_t lmc;
 
-	if (access(NET_EXAMPLES "/net.2sw2path4hca2port", R_OK))
-		return;
 	ck_assert_int_eq(topofile_load(NET_EXAMPLES "/net.2sw2path4hca2port", &tf, &errs), 0);
 	for (lmc = 0; lmc <= 2; lmc++) {
 		t = topo_from_topofile(tf, lmc);
@@ -760,38 +755,7 @@ END_TEST
 
 /* --- min-hop on builder-made fabrics --- */
 
-struct fab {
-	struct topo_builder *b;
-	uint16_t next_lid;
-	uint64_t next_guid;
-};
-
-static void fab_init(struct fab *f)
-{
-	f->b = topo_builder_new();
-	f->next_lid = 1;
-	f->next_guid = 0x1000;
-}
-
-static uint32_t fab_sw(struct fab *f, uint8_t nports)
-{
-	return topo_builder_add_sw(f->b, f->next_guid++, f->next_lid++, nports, "sw");
-}
-
-/* a host with one port and an aligned LID block on switch s port p */
-static uint32_t fab_host(struct fab *f, uint32_t s, uint8_t p, uint8_t lmc)
-{
-	uint32_t e;
-	uint16_t step = (uint16_t)(1u << lmc);
-
-	f->next_lid = (uint16_t)((f->next_lid + step - 1) & ~(step - 1));
-	e = topo_builder_add_ep(f->b, f->next_guid, f->next_guid + 1, 1, f->next_lid, lmc,
-				IBSM_NODE_CA, "host");
-	f->next_guid += 2;
-	f->next_lid = (uint16_t)(f->next_lid + step);
-	topo_builder_link_ep(f->b, e, s, p);
-	return e;
-}
+/* struct fab, fab_init, fab_sw, fab_host: minifab.h */
 
 /* LIDs of end ports routed out of switch s port p */
 static unsigned ep_lids_on_port(const struct ibsm_topo *t, const struct ibsm_routes *r,
@@ -896,28 +860,6 @@ START_TEST(t_ring_line)
 }
 END_TEST
 
-/* leaf-spine: nspine spines, nleaf leaves (uplink g on port 1 + g), nhost per leaf */
-static struct ibsm_topo *leaf_spine(unsigned nspine, unsigned nleaf, unsigned nhost, uint8_t lmc,
-				    uint32_t *leaf0)
-{
-	struct fab f;
-	uint32_t sp[16], lf, i, j;
-
-	fab_init(&f);
-	for (i = 0; i < nspine; i++)
-		sp[i] = fab_sw(&f, 36);
-	for (i = 0; i < nleaf; i++) {
-		lf = fab_sw(&f, 36);
-		if (!i)
-			*leaf0 = lf;
-		for (j = 0; j < nspine; j++)
-			topo_builder_link_sw(f.b, lf, (uint8_t)(1 + j), sp[j], (uint8_t)(1 + i));
-		for (j = 0; j < nhost; j++)
-			fab_host(&f, lf, (uint8_t)(1 + nspine + j), lmc);
-	}
-	return topo_builder_finish(f.b);
-}
-
 START_TEST(t_leaf_spine_balance)
 {
 	struct ibsm_topo *t;
@@ -927,7 +869,7 @@ START_TEST(t_leaf_spine_balance)
 	unsigned g, lo, hi, n;
 
 	for (lmc = 0; lmc <= 2; lmc++) {
-		t = leaf_spine(4, 6, 7, lmc, &leaf0);
+		t = fab_leaf_spine(4, 6, 7, lmc, &leaf0);
 		r = route(t);
 		verify_routes(t, r);
 		/* every leaf: its 4 uplinks carry the remote end port LIDs equally, ±1 */
@@ -971,7 +913,7 @@ START_TEST(t_lmc_more_paths_than_neighbours)
 	const struct topo_ep *e;
 	unsigned n1 = 0;
 
-	t = leaf_spine(2, 3, 2, 2, &leaf0);
+	t = fab_leaf_spine(2, 3, 2, 2, &leaf0);
 	r = route(t);
 	verify_routes(t, r);
 	e = &t->eps[ep_by_lid(t, t->eps[t->sw[t->nsw - 1].ep].lid)];
@@ -983,49 +925,9 @@ START_TEST(t_lmc_more_paths_than_neighbours)
 }
 END_TEST
 
-/*
- * 3-level fat tree of k-port switches: k pods of k/2 edge and k/2
- * aggregation switches, (k/2)^2 core switches, k/2 hosts per edge switch.
- */
-static struct ibsm_topo *fat_tree(unsigned k, uint8_t lmc)
-{
-	struct fab f;
-	unsigned h = k / 2, pod, i, j, nedge = k * h;
-	uint32_t core0, edge0, agg0, c, e, a;
-
-	fab_init(&f);
-	core0 = 0;
-	for (i = 0; i < h * h; i++)
-		fab_sw(&f, (uint8_t)k);
-	edge0 = h * h;
-	for (i = 0; i < nedge; i++)
-		fab_sw(&f, (uint8_t)k);
-	agg0 = edge0 + nedge;
-	for (i = 0; i < nedge; i++)
-		fab_sw(&f, (uint8_t)k);
-	for (pod = 0; pod < k; pod++) {
-		for (i = 0; i < h; i++) {
-			e = edge0 + pod * h + i;
-			a = agg0 + pod * h + i;
-			for (j = 0; j < h; j++) {
-				/* edge i port h+1+j -> agg j port 1+i */
-				topo_builder_link_sw(f.b, e, (uint8_t)(h + 1 + j),
-						     agg0 + pod * h + j, (uint8_t)(1 + i));
-				/* agg i port h+1+j -> core i*h+j port 1+pod */
-				c = core0 + i * h + j;
-				topo_builder_link_sw(f.b, a, (uint8_t)(h + 1 + j), c,
-						     (uint8_t)(1 + pod));
-			}
-			for (j = 0; j < h; j++)
-				fab_host(&f, e, (uint8_t)(1 + j), lmc);
-		}
-	}
-	return topo_builder_finish(f.b);
-}
-
 START_TEST(t_fat_tree)
 {
-	struct ibsm_topo *t = fat_tree(8, 1);
+	struct ibsm_topo *t = fab_fat_tree(8, 1);
 	struct ibsm_routes *r;
 	uint64_t t0;
 	uint32_t s;
@@ -1050,7 +952,7 @@ START_TEST(t_fat_tree)
 	topo_del(t);
 
 	/* k = 24: 720 switches, 3456 hosts */
-	t = fat_tree(24, 0);
+	t = fab_fat_tree(24, 0);
 	ck_assert_uint_eq(t->nsw, 720);
 	ck_assert_uint_eq(t->nep, 3456);
 	t0 = now_us();
@@ -1080,7 +982,7 @@ START_TEST(t_bad_input)
 	ck_assert_uint_eq(t->nlinks, 2);
 
 	/* routes made for another topology */
-	t2 = leaf_spine(2, 2, 1, 0, &a);
+	t2 = fab_leaf_spine(2, 2, 1, 0, &a);
 	r = routes_new(t2);
 	ck_assert_int_eq(minhop_route(t, r), -EINVAL);
 	ck_assert_str_eq(r->why, "routes sized for another topology");
@@ -1100,45 +1002,20 @@ START_TEST(t_bad_input)
 }
 END_TEST
 
-int main(void)
+static Suite *routing_suite(void)
 {
-	Suite *s = suite_create("routing");
-	TCase *tf = tcase_create("topofile");
-	TCase *tt = tcase_create("topo");
-	TCase *tm = tcase_create("minhop");
-	SRunner *sr;
-	int nf;
+	Suite *s = suite_create("minhop");
 
-	tcase_add_checked_fixture(tf, setup, teardown);
-	tcase_add_test(tf, t_ibsim_examples);
-	tcase_add_test(tf, t_ibnetdiscover);
-	tcase_add_test(tf, t_guid_sources);
-	tcase_add_test(tf, t_syntax_variants);
-	tcase_add_test(tf, t_errors_each);
-	tcase_add_test(tf, t_errors_all_reported);
-	tcase_add_test(tf, t_hostile_input);
-	suite_add_tcase(s, tf);
-
-	tcase_add_checked_fixture(tt, setup, teardown);
-	tcase_add_test(tt, t_from_topofile);
-	tcase_add_test(tt, t_from_fabric);
-	tcase_add_test(tt, t_shipped_fabrics);
-	suite_add_tcase(s, tt);
-
-	tcase_add_checked_fixture(tm, setup, teardown);
-	tcase_set_timeout(tm, 120);
-	tcase_add_test(tm, t_parallel_links);
-	tcase_add_test(tm, t_ring_line);
-	tcase_add_test(tm, t_leaf_spine_balance);
-	tcase_add_test(tm, t_lmc_more_paths_than_neighbours);
-	tcase_add_test(tm, t_fat_tree);
-	tcase_add_test(tm, t_bad_input);
-	suite_add_tcase(s, tm);
-
-	sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+	check_case(s, "topofile", 0, setup, teardown,
+		   CHECK_TESTS(t_ibsim_examples, t_ibnetdiscover, t_guid_sources,
+			       t_syntax_variants, t_errors_each, t_errors_all_reported,
+			       t_hostile_input));
+	check_case(s, "topo", 0, setup, teardown,
+		   CHECK_TESTS(t_from_topofile, t_from_fabric, t_shipped_fabrics));
+	check_case(s, "minhop", 120, setup, teardown,
+		   CHECK_TESTS(t_parallel_links, t_ring_line, t_leaf_spine_balance,
+			       t_lmc_more_paths_than_neighbours, t_fat_tree, t_bad_input));
+	return s;
 }
+
+CHECK_MAIN(routing_suite)

@@ -13,10 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 sim_init
 [ "$SM" = ibsmd ] || t_skip "ibsmd's SA services"
-command -v saquery >/dev/null || t_skip "saquery missing (infiniband-diags)"
-: "${SA_CLIENT:=$top_builddir/tests/tools/sa_client}"
-[ -x "$SA_CLIENT" ] || t_skip "$SA_CLIENT not built"
-MCTOOL=$SIM_LIB_DIR/mctool.py
+sa_tools_init
 NET=$FABRICS/fattree-k4.net
 HA=pod2-edge1-host1 # registers
 HB=pod3-edge2-host2 # looks

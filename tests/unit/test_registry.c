@@ -1,5 +1,5 @@
 /*
- * test_router.c: the engine registry and chain: loading plug-ins and
+ * test_registry.c: the engine registry and chain: loading plug-ins and
  * refusing broken ones (with the path and the reason), the chain's loud
  * fallback when an engine fails or its result fails verification, and
  * routing on the worker thread while the event loop keeps serving.
@@ -22,6 +22,7 @@
 #include "simenv.h"
 #include "topo.h"
 #include "verify.h"
+#include "check_main.h"
 
 #define PLUGINS TOP_BUILDDIR "/plugins/routing/.libs"
 #define TESTPLUGINS TOP_BUILDDIR "/tests/unit/plugins/.libs"
@@ -313,14 +314,14 @@ START_TEST(t_worker_thread)
 {
 	struct simenv e;
 	struct ibsm_conf *c;
-	char dir[64] = "/tmp/ibsmd-router-XXXXXX";
+	char dir[64];
 	struct conf_errors errs = {0};
 	struct event *ev;
 	struct timeval tv = {0, 10000};
 	unsigned ticks = 0, during = 0;
 	struct ibsm_router *rt;
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_ptr_nonnull(check_mkdtemp(dir, sizeof(dir), "ibsmd-router"));
 	c = simenv_conf(dir);
 	ck_assert_int_eq(conf_set(c, "routing_engine", "slow", CONF_FROM_SET, 0, NULL, 0), 0);
 	/* the SM loads the plug-ins at start; register ours before */
@@ -348,24 +349,6 @@ START_TEST(t_worker_thread)
 	rmdir(dir);
 }
 
-int main(void)
-{
-	Suite *s = suite_create("router");
-	TCase *tc = tcase_create("router");
-	SRunner *sr;
-	int nf;
-
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_load_dir);
-	tcase_add_test(tc, t_refused);
-	tcase_add_test(tc, t_bad_dir_and_names);
-	tcase_add_test(tc, t_chain_fallback);
-	tcase_add_test(tc, t_worker_thread);
-	tcase_add_test(tc, t_route_state);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN_TESTS("registry", 60, t_load_dir, t_refused, t_bad_dir_and_names, t_chain_fallback,
+		 t_worker_thread,
+		 t_route_state)
