@@ -2,7 +2,7 @@
  * control.c: the Unix status socket (DESIGN.md "Status socket"). Framing is
  * one JSON object per LF-terminated line in both directions; this file owns
  * the framing, peer credentials, limits and dispatch to a command table.
- * The views themselves live in lib/status.c.
+ * The views themselves live in lib/report/status.c.
  *
  * Rules that keep one client from hurting the daemon:
  * - a request line longer than max_request gets a "too_large" error; the
@@ -64,8 +64,8 @@
 #include <event2/listener.h>
 
 #include "control.h"
-#include "log.h"
-#include "util.h"
+#include "core/log.h"
+#include "core/util.h"
 
 #define CTL_DEF_MAX_REQUEST (64 * 1024)
 #define CTL_DEF_MAX_CLIENTS 1024

@@ -23,20 +23,20 @@
 #include <systemd/sd-daemon.h>
 #endif
 
-#include "conf.h"
+#include "conf/conf.h"
+#include "conf/partconf.h"
 #include "control.h"
-#include "log.h"
-#include "mkey.h"
-#include "offline.h"
+#include "core/log.h"
+#include "core/util.h"
 #include "options.h"
-#include "partconf.h"
-#include "pkey.h"
-#include "sm.h"
+#include "policy/mkey.h"
+#include "policy/partition.h"
+#include "report/status.h"
+#include "sm/offline.h"
+#include "sm/sm.h"
 #include "sockcmds.h"
-#include "status.h"
 #include "umad.h"
-#include "util.h"
-#include "xport.h"
+#include "xport/xport.h"
 
 #define DEFAULT_CONF SYSCONFDIR "/ibsmd/ibsmd.conf"
 #define ONCE_MAX_SWEEPS 3

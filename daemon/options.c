@@ -11,10 +11,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "conf.h"
-#include "log.h"
+#include "conf/conf.h"
+#include "core/log.h"
+#include "core/util.h"
 #include "options.h"
-#include "util.h"
 
 /* long-only options are told apart by OPTS_LONG + their row */
 #define OPTS_LONG 1000

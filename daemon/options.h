@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "offline.h"
+#include "sm/offline.h"
 
 struct ibsm_conf;
 struct conf_errors;

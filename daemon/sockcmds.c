@@ -1,6 +1,6 @@
 /*
  * sockcmds.c: the status socket's commands (see sockcmds.h). Each view is
- * built by lib/status.c from the SM; here the request's arguments are
+ * built by lib/report/status.c from the SM; here the request's arguments are
  * checked and its errors turned into the protocol's codes.
  */
 #include "config.h"
@@ -12,12 +12,12 @@
 
 #include <jansson.h>
 
-#include "conf.h"
-#include "log.h"
-#include "sm.h"
+#include "conf/conf.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "report/status.h"
+#include "sm/sm.h"
 #include "sockcmds.h"
-#include "status.h"
-#include "util.h"
 
 #define EVENTS_DEFAULT 50
 

@@ -1,6 +1,6 @@
 /*
  * sockcmds.h: the commands of ibsmd's status socket (the views of
- * lib/status.c and the actions: sweep, reroute, loglevel, reload) as a
+ * lib/report/status.c and the actions: sweep, reroute, loglevel, reload) as a
  * table for ctl_new(), over an environment the daemon fills in, so that
  * tests and fuzz targets serve the very same commands on their own SM.
  */

@@ -24,9 +24,9 @@
 #include <event2/event.h>
 #include <infiniband/umad.h>
 
-#include "log.h"
+#include "core/log.h"
+#include "core/util.h"
 #include "umad.h"
-#include "util.h"
 
 #define RECV_QUEUE_MAX 65536
 #define RECV_POLL_MS 200
@@ -252,7 +252,7 @@ struct ibsm_umad *umad_backend_open(struct event_base *base, uint64_t guid,
 	u->agent_smi = register_agent(u->portid, IBSM_CLASS_SMI, 1, 0);
 	u->agent_dr = register_agent(u->portid, IBSM_CLASS_SMI_DIRECT, 1, 0);
 	/*
-	 * The SA agent does RMPP itself (lib/mad/rmpp.c), so it registers
+	 * The SA agent does RMPP itself (lib/xport/rmpp.c), so it registers
 	 * without kernel RMPP: the kernel would otherwise take the ACKs. It
 	 * also keeps umad2sim alive, which crashes when a MAD arrives for a
 	 * class no agent is registered for.

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "xport.h"
+#include "xport/xport.h"
 
 struct event_base;
 struct ibsm_umad;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write ibsmd.conf(5) from lib/conf_keys.def, the one table of every key.
+"""Write ibsmd.conf(5) from lib/conf/conf_keys.def, the one table of every key.
 
 usage: gen-conf-man.py [--version V] [--sysconfdir DIR] CONF_KEYS_DEF OUTPUT
 

@@ -17,9 +17,9 @@
 
 #include <string.h>
 
+#include "core/util.h"
 #include "mad/bits.h"
-#include "mad/sa.h"
-#include "util.h"
+#include "mad/sa_wire.h"
 
 #define F(n, off, len) {.name = (n), .bit_off = (off), .bits = (len)}
 #define RSV(off, len)  {.name = "Reserved", .bit_off = (off), .bits = (len), .reserved = true}

@@ -12,8 +12,8 @@
 
 #include <infiniband/mad.h>
 
+#include "core/util.h"
 #include "mad/smp.h"
-#include "util.h"
 
 /* one struct member <-> one libibmad field */
 struct field_map {

@@ -10,11 +10,11 @@
  */
 #include "config.h"
 
-#include "fabric.h"
+#include "model/fabric.h"
 #include "sa/sa.h"
 #include "sa/sa_int.h"
 #include "sa/view.h"
-#include "sm.h"
+#include "sm/sm.h"
 
 static void add(const struct sa_view *v, struct sa_resp *r, const struct ibsm_port *p)
 {

@@ -39,16 +39,16 @@
 #include <string.h>
 #include <sys/queue.h>
 
-#include "fabric.h"
-#include "log.h"
+#include "core/log.h"
+#include "core/util.h"
 #include "mad/bits.h"
-#include "pkey.h"
+#include "model/fabric.h"
+#include "policy/partition.h"
 #include "sa/sa.h"
 #include "sa/sa_int.h"
 #include "sa/view.h"
-#include "sm.h"
-#include "util.h"
-#include "xport.h"
+#include "sm/sm.h"
+#include "xport/xport.h"
 
 #define SUBS_MAX_PER_PORT   256   /* subscriptions of one port */
 #define SUBS_MAX            65536 /* in all */

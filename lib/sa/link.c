@@ -12,11 +12,11 @@
  */
 #include "config.h"
 
-#include "fabric.h"
+#include "model/fabric.h"
 #include "sa/sa.h"
 #include "sa/sa_int.h"
 #include "sa/view.h"
-#include "sm.h"
+#include "sm/sm.h"
 
 
 /* the link from p, one direction */

@@ -19,13 +19,13 @@
 
 #include <string.h>
 
-#include "fabric.h"
 #include "mad/bits.h"
-#include "mcast.h"
-#include "pkey.h"
+#include "model/fabric.h"
+#include "policy/mcast.h"
+#include "policy/partition.h"
 #include "sa/sa.h"
 #include "sa/sa_int.h"
-#include "sm.h"
+#include "sm/sm.h"
 
 #define C(x) IBSM_SA_COMP(IBSM_MCM_##x)
 

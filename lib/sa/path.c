@@ -81,18 +81,18 @@
 #include <limits.h>
 #include <string.h>
 
-#include "fabric.h"
-#include "log.h"
+#include "core/log.h"
+#include "core/util.h"
 #include "mad/bits.h"
-#include "mad/sa.h"
-#include "pkey.h"
-#include "route_state.h"
+#include "mad/sa_wire.h"
+#include "model/fabric.h"
+#include "model/topo.h"
+#include "policy/partition.h"
+#include "route/route_state.h"
 #include "sa/sa.h"
 #include "sa/sa_int.h"
 #include "sa/view.h"
-#include "sm.h"
-#include "topo.h"
-#include "util.h"
+#include "sm/sm.h"
 
 #define PATH_MAX_HOPS 64       /* a longer walk is a loop (OpenSM's MAX_HOPS) */
 #define MPR_MAX_PATHS 127      /* GetMulti without NumbPath */

@@ -6,19 +6,19 @@
  * others get ERR_REQ_INVALID, as from OpenSM (saquery --smkey).
  *
  * A record per port and 32-entry block of the P_Key table ibsmd keeps on
- * it (pkey_table(), lib/pkey.c): CA and router ports with a LID, and every
+ * it (pkey_table(), lib/policy/partition.c): CA and router ports with a LID, and every
  * port of a switch, 0 and the external ones, keyed by the switch's LID and
  * the port number. A port with no table has no records. LID (anywhere in
  * the LMC range), PortNum and BlockNum, when asked, pick directly.
  */
 #include "config.h"
 
-#include "fabric.h"
-#include "pkey.h"
+#include "model/fabric.h"
+#include "policy/partition.h"
 #include "sa/sa.h"
 #include "sa/sa_int.h"
 #include "sa/view.h"
-#include "sm.h"
+#include "sm/sm.h"
 
 
 #define PKEYS_PER_BLOCK 32

@@ -20,11 +20,11 @@
  */
 #include "config.h"
 
-#include "fabric.h"
+#include "model/fabric.h"
 #include "sa/sa.h"
 #include "sa/sa_int.h"
 #include "sa/view.h"
-#include "sm.h"
+#include "sm/sm.h"
 
 
 #define ENHANCED_COMP_MASK 0x80000000u /* attribute modifier bit 31 */

@@ -15,7 +15,7 @@
 
 #include "sa/sa.h"
 #include "sa/sa_int.h"
-#include "sm.h"
+#include "sm/sm.h"
 
 static void qos_get(struct sa_req *q, struct sa_resp *r)
 {

@@ -16,18 +16,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric.h"
-#include "log.h"
+#include "core/log.h"
+#include "core/util.h"
 #include "mad/bits.h"
-#include "mad/rmpp.h"
-#include "mad/sa.h"
+#include "mad/sa_wire.h"
 #include "mad/smp.h"
+#include "model/fabric.h"
 #include "sa/sa.h"
 #include "sa/sa_int.h"
 #include "sa/view.h"
-#include "sm.h"
-#include "util.h"
-#include "xport.h"
+#include "sm/sm.h"
+#include "xport/rmpp.h"
+#include "xport/xport.h"
 
 static struct ratelimit sa_rl = RATELIMIT_INIT(10, 1);
 

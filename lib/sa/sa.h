@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "xport.h"
+#include "xport/xport.h"
 
 struct ibsm_sm;
 struct ibsm_sa;

@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mad/sa.h"
-#include "xport.h"
+#include "mad/sa_wire.h"
+#include "xport/xport.h"
 
 struct ibsm_sm;
 struct ibsm_port;

@@ -37,14 +37,14 @@
 
 #include <event2/event.h>
 
-#include "fabric.h"
-#include "log.h"
+#include "core/log.h"
+#include "core/util.h"
 #include "mad/bits.h"
-#include "pkey.h"
+#include "model/fabric.h"
+#include "policy/partition.h"
 #include "sa/sa.h"
 #include "sa/sa_int.h"
-#include "sm.h"
-#include "util.h"
+#include "sm/sm.h"
 
 #define SVC_MAX_PER_PORT 1024
 #define SVC_MAX          65536

@@ -13,12 +13,12 @@
  */
 #include "config.h"
 
-#include "fabric.h"
+#include "model/fabric.h"
 #include "sa/sa.h"
 #include "sa/sa_int.h"
 #include "sa/view.h"
-#include "sm.h"
-#include "smstate.h"
+#include "sm/sm.h"
+#include "sm/smstate.h"
 
 /* one record for a port if the requester may see it and it matches the LID asked for */
 static void sminfo_add(struct sa_req *q, struct sa_resp *r, const struct sa_view *v,

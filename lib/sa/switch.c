@@ -21,12 +21,12 @@
 
 #include <string.h>
 
-#include "fabric.h"
-#include "mcast.h"
+#include "model/fabric.h"
+#include "policy/mcast.h"
 #include "sa/sa.h"
 #include "sa/sa_int.h"
 #include "sa/view.h"
-#include "sm.h"
+#include "sm/sm.h"
 
 
 #define MFT_BLOCK_SIZE 32 /* MLIDs per MulticastForwardingTable block */

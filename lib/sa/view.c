@@ -25,14 +25,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric.h"
-#include "log.h"
-#include "pkey.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "model/fabric.h"
+#include "policy/partition.h"
 #include "sa/sa.h"
 #include "sa/sa_int.h"
 #include "sa/view.h"
-#include "sm.h"
-#include "util.h"
+#include "sm/sm.h"
 
 struct lid_ent {
 	uint64_t node_guid; /* 0: no port owns the LID */

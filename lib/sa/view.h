@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "fabric.h"
+#include "model/fabric.h"
 #include "sa/sa_int.h"
 
 /* what one request sees of the model, fixed when it starts */

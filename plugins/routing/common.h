@@ -1,7 +1,7 @@
 /*
  * common.h: helpers compiled into every routing engine plug-in. Plug-ins
  * are self-contained shared objects: they see the plug-in API alone
- * (lib/routing.h, with the topology snapshot of lib/topo.h) and call
+ * (lib/route/routing.h, with the topology snapshot of lib/model/topo.h) and call
  * nothing of the daemon, so an engine can be built, tested and loaded on
  * its own.
  */
@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "routing.h"
-#include "topo.h"
+#include "model/topo.h"
+#include "route/routing.h"
 
 #define HOPS_INF 0xff
 

@@ -6,8 +6,8 @@
 #ifndef IBSM_ENGINES_H
 #define IBSM_ENGINES_H
 
-#include "routing.h"
-#include "topo.h"
+#include "model/topo.h"
+#include "route/routing.h"
 
 int minhop_route(const struct ibsm_topo *t, struct ibsm_routes *r);
 

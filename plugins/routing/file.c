@@ -3,7 +3,7 @@
  * OpenSM's "file" engine does (-R file -U FILE).
  *
  * Two formats, mixed freely:
- *   opensm-lfts.dump (OpenSM's and ours, lib/dump.c dump_lfts):
+ *   opensm-lfts.dump (OpenSM's and ours, lib/report/dump.c dump_lfts):
  *     Unicast lids [0-36] of switch Lid 2 guid 0x0000000000200000 ('core1'):
  *     0x0001 001 # Channel Adapter portguid 0x0000000000100001: 'host1'
  *     36 lids dumped

@@ -1,5 +1,5 @@
 /*
- * fuzz_conf.c: the configuration file parser (lib/conf.c): an
+ * fuzz_conf.c: the configuration file parser (lib/conf/conf.c): an
  * opensm.conf/ibsmd.conf text as the daemon reads it with -F or on
  * SIGHUP, then what the daemon does with a result: write it back
  * (ibsmd -c), compare it with the defaults as a reload does, and read
@@ -15,9 +15,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "conf.h"
+#include "conf/conf.h"
+#include "core/log.h"
 #include "fuzz.h"
-#include "log.h"
 
 static int memfd = -1, outfd = -1;
 static char path[64], outpath[64];

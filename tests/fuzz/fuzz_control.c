@@ -1,7 +1,7 @@
 /*
  * fuzz_control.c: the status socket's request handling (daemon/control.c:
  * line framing, too-long lines, JSON parsing, command dispatch, subscribe)
- * and the argument parsing of the views behind it (lib/status.c: node
+ * and the argument parsing of the views behind it (lib/report/status.c: node
  * specs as GUID, LID or name, LFT ranges, routes, config keys), over a
  * real Unix socket as a client sees it, with the daemon's command table
  * (daemon/sockcmds.c) on the SM of fuzzenv.c.
@@ -27,12 +27,12 @@
 #include <jansson.h>
 
 #include "control.h"
+#include "core/log.h"
+#include "core/util.h"
 #include "fuzz.h"
 #include "fuzzenv.h"
-#include "log.h"
+#include "report/status.h"
 #include "sockcmds.h"
-#include "status.h"
-#include "util.h"
 
 static struct ctl_server *srv;
 static struct fuzzenv *env;

@@ -1,5 +1,5 @@
 /*
- * fuzz_guid2mkey.c: the guid2mkey reader (lib/mkey.c) from a buffer: every
+ * fuzz_guid2mkey.c: the guid2mkey reader (lib/policy/mkey.c) from a buffer: every
  * bad line is one error and never a crash, and what was read formats back
  * into a file that reads clean with the same entries.
  */
@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/log.h"
 #include "fuzz.h"
-#include "log.h"
-#include "mkey.h"
+#include "policy/mkey.h"
 
 static struct ibsm_mkeys *read_buf(const void *data, size_t len, struct conf_errors *errs, int *r)
 {

@@ -1,6 +1,6 @@
 /*
- * fuzz_partconf.c: the partitions.conf parser (lib/partconf.c) from a
- * buffer, then a walk over what it returns, as lib/pkey.c and the SA do:
+ * fuzz_partconf.c: the partitions.conf parser (lib/conf/partconf.c) from a
+ * buffer, then a walk over what it returns, as lib/policy/partition.c and the SA do:
  * every partition found by P_Key, every member and multicast group.
  */
 #include "config.h"
@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf/partconf.h"
+#include "core/log.h"
 #include "fuzz.h"
-#include "log.h"
-#include "partconf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {

@@ -1,7 +1,7 @@
 /*
  * fuzz_sa.c: the SA request path (lib/sa/sa.c, the record families in
  * lib/sa/, the record tables and typed decoders of lib/mad/sa_records.c,
- * the RMPP sender of lib/mad/rmpp.c) fed whole MADs as the fabric hands
+ * the RMPP sender of lib/xport/rmpp.c) fed whole MADs as the fabric hands
  * them to the SM, which has swept the fake fabric of fuzzenv.c.
  *
  * Input: frames of one selector byte (requester LID, QP, SL) and up to 256
@@ -18,7 +18,7 @@
 
 #include "fuzz.h"
 #include "fuzzenv.h"
-#include "mad/sa.h"
+#include "mad/sa_wire.h"
 #include "mad/smp.h"
 
 /* what a client does with the answer: headers, and each record decoded */

@@ -1,6 +1,6 @@
 /*
  * fuzz_smp.c: SMPs as they reach the SM (lib/mad/smp.c decoders,
- * lib/smstate.c): the MAD header and DR fields, smp_check, the NodeInfo,
+ * lib/sm/smstate.c): the MAD header and DR fields, smp_check, the NodeInfo,
  * PortInfo, SwitchInfo, SMInfo, Notice and NodeDescription decoders, each
  * checked to survive an encode/decode round trip unchanged; then the MAD
  * goes to the SM of fuzzenv.c as if from the fabric: SubnGet/Set(SMInfo),
@@ -18,7 +18,7 @@
 
 #include "fuzz.h"
 #include "fuzzenv.h"
-#include "mad/sa.h"
+#include "mad/sa_wire.h"
 #include "mad/smp.h"
 
 #define SAME(a, b)                                                                                 \

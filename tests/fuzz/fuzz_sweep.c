@@ -1,6 +1,6 @@
 /*
- * fuzz_sweep.c: the SM's answers path (lib/discover.c, link.c, lid.c,
- * program.c, pkey.c, mcast.c over lib/mad/smp.c): one heavy sweep of a
+ * fuzz_sweep.c: the SM's answers path (lib/sweep/discover.c, ports.c, lid.c,
+ * lft.c, partition.c, mcast.c over lib/mad/smp.c): one heavy sweep of a
  * new SM per input, against a fabric whose every answer the input may
  * change. The fabric is a plain tree that needs no state: the SM's CA,
  * one switch, three switches below it, three CAs below each (14 nodes,
@@ -28,11 +28,11 @@
 #include <event2/event.h>
 #include <event2/thread.h>
 
+#include "core/log.h"
 #include "fuzz.h"
-#include "log.h"
 #include "mad/smp.h"
-#include "sm.h"
-#include "xport.h"
+#include "sm/sm.h"
+#include "xport/xport.h"
 
 #define SW_PORTS  4
 #define MAX_DEPTH 3 /* 0: the SM's CA, 1-2: switches, 3: CAs */

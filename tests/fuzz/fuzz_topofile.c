@@ -1,8 +1,8 @@
 /*
- * fuzz_topofile.c: the topology file parser (lib/topofile.c, ibnetdiscover
+ * fuzz_topofile.c: the topology file parser (lib/model/topofile.c, ibnetdiscover
  * and ibsim net formats, as offline mode and the tests read them), then
  * what offline mode does with a good file: the routing snapshot
- * (lib/topo.c) and min-hop routing over it.
+ * (lib/model/topo.c) and min-hop routing over it.
  */
 #include "config.h"
 
@@ -10,12 +10,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "core/log.h"
 #include "engines.h"
 #include "fuzz.h"
-#include "log.h"
-#include "route_registry.h"
-#include "topo.h"
-#include "topofile.h"
+#include "model/topo.h"
+#include "model/topofile.h"
+#include "route/registry.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {

@@ -12,11 +12,11 @@
 #include <event2/event.h>
 #include <event2/thread.h>
 
+#include "core/log.h"
 #include "fuzzenv.h"
-#include "log.h"
-#include "pkey.h"
-#include "route_state.h"
-#include "xport.h"
+#include "policy/partition.h"
+#include "route/route_state.h"
+#include "xport/xport.h"
 
 
 /* partitions that give the SA something to answer: IPoIB groups, limited members */

@@ -13,8 +13,8 @@
 #include <stdint.h>
 
 #include "fakefab.h"
-#include "sm.h"
-#include "topofile.h"
+#include "model/topofile.h"
+#include "sm/sm.h"
 
 struct event_base;
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The man pages: each renders with groff without a single warning; the
-# generated ibsmd.conf(5) has an entry for every key of lib/conf_keys.def,
+# generated ibsmd.conf(5) has an entry for every key of lib/conf/conf_keys.def,
 # marked "needs a restart" and "not supported yet" exactly as the table says;
 # every option of `ibsmd --help` is an option entry of ibsmd(8); every
 # option and command of `ibsmctl help` is an entry of ibsmctl(1).
@@ -45,7 +45,7 @@ for name in ibsmd.8 ibsmd.conf.5 ibsmctl.1; do
 done
 
 # --- ibsmd.conf(5) against the key table ---
-def=$top_srcdir/lib/conf_keys.def
+def=$top_srcdir/lib/conf/conf_keys.def
 conf5=${P[ibsmd.conf.5]:-}
 if [ -n "$conf5" ]; then
 	# name reload support, one key a line

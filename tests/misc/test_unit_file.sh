@@ -108,7 +108,7 @@ else
 		cmp -s "$conf" "$top_builddir/conf/ibsmd.conf" ||
 			fail "installed $conf differs from conf/ibsmd.conf"
 		n=$(grep -c '^[a-z]' "$conf")
-		nkeys=$(grep -c '^K(' "$top_srcdir/lib/conf_keys.def")
+		nkeys=$(grep -c '^K(' "$top_srcdir/lib/conf/conf_keys.def")
 		[ "$n" -eq "$nkeys" ] || fail "installed $conf: $n keys, conf_keys.def has $nkeys"
 		out=$("$IBSMD" -F "$conf" --check-config 2>&1) || fail "ibsmd rejects $conf: $out"
 

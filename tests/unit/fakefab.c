@@ -9,9 +9,9 @@
 
 #include <event2/event.h>
 
+#include "core/util.h"
 #include "fakefab.h"
 #include "mad/smp.h"
-#include "util.h"
 
 #define FF_LFT_SIZE (768 * 64)
 

@@ -15,8 +15,8 @@
 #include <stdint.h>
 
 #include "mad/smp.h"
-#include "topofile.h"
-#include "xport.h"
+#include "model/topofile.h"
+#include "xport/xport.h"
 
 struct event_base;
 struct fakefab;

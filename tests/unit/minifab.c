@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric.h" /* IBSM_NODE_CA */
+#include "core/util.h"
 #include "minifab.h"
+#include "model/fabric.h" /* IBSM_NODE_CA */
 #include "simenv.h"
-#include "util.h"
 
 void fab_init(struct fab *f)
 {

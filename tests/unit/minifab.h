@@ -1,5 +1,5 @@
 /*
- * minifab.h: small fabrics built switch by switch with lib/topo.c's topo_builder, for the
+ * minifab.h: small fabrics built switch by switch with lib/model/topo.c's topo_builder, for the
  * routing engine and verifier tests (LIDs and GUIDs handed out in order).
  */
 #ifndef IBSM_MINIFAB_H
@@ -7,8 +7,8 @@
 
 #include <stdint.h>
 
-#include "routing.h"
-#include "topo.h"
+#include "model/topo.h"
+#include "route/routing.h"
 
 struct fab {
 	struct topo_builder *b;

@@ -4,9 +4,9 @@
  */
 #include "config.h"
 
-#include "fabric.h"
-#include "pkey.h"
+#include "model/fabric.h"
 #include "pkeywrap.h"
+#include "policy/partition.h"
 
 uint64_t pkeywrap_isolated;
 

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mad/rmpp.h"
-#include "mad/sa.h"
+#include "core/util.h"
+#include "mad/sa_wire.h"
 #include "saclient.h"
-#include "util.h"
+#include "xport/rmpp.h"
 
 struct client {
 	struct simenv *e;

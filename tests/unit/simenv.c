@@ -11,11 +11,11 @@
 #include <event2/event.h>
 #include <event2/thread.h>
 
-#include "log.h"
-#include "simenv.h"
-#include "topo.h"
-#include "xport.h"
 #include "check_main.h"
+#include "core/log.h"
+#include "model/topo.h"
+#include "simenv.h"
+#include "xport/xport.h"
 
 static void on_sweep(void *arg, const struct ibsm_sweep_result *r)
 {

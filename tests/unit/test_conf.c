@@ -1,5 +1,5 @@
 /*
- * test_conf.c: lib/conf.c: defaults against what `opensm -c` writes, every
+ * test_conf.c: lib/conf/conf.c: defaults against what `opensm -c` writes, every
  * kind of bad line with its exact "file:line: key: reason" message, write
  * and re-read, dup, reload checks and origin tracking.
  */
@@ -16,10 +16,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "conf.h"
-#include "log.h"
-#include "util.h"
 #include "check_main.h"
+#include "conf/conf.h"
+#include "core/log.h"
+#include "core/util.h"
 #include "simenv.h"
 
 

@@ -29,10 +29,10 @@
 #include <event2/event.h>
 #include <jansson.h>
 
-#include "control.h"
-#include "log.h"
-#include "util.h"
 #include "check_main.h"
+#include "control.h"
+#include "core/log.h"
+#include "core/util.h"
 
 #define NOBODY	   65534
 #define TEST_GROUP 4242 /* a group neither the test nor nobody is in */
@@ -97,7 +97,7 @@ static json_t *cmd_pub(void *arg, const struct ctl_peer *peer, json_t *req, stru
 	return json_object();
 }
 
-/* "status" and "nodes" in the shapes of lib/status.c, for ibsmctl */
+/* "status" and "nodes" in the shapes of lib/report/status.c, for ibsmctl */
 static json_t *cmd_status(void *arg, const struct ctl_peer *peer, json_t *req,
 			  struct ctl_error *err)
 {

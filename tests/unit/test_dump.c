@@ -18,14 +18,14 @@
 
 #include <event2/event.h>
 
-#include "dump.h"
-#include "fakefab.h"
-#include "simenv.h"
-#include "log.h"
-#include "sm.h"
-#include "topofile.h"
-#include "xport.h"
 #include "check_main.h"
+#include "core/log.h"
+#include "fakefab.h"
+#include "model/topofile.h"
+#include "report/dump.h"
+#include "simenv.h"
+#include "sm/sm.h"
+#include "xport/xport.h"
 
 /*
  * h1 (the SM) - sw1:1, h2 - sw2:1, and a switch triangle sw1:3-sw2:3,

@@ -26,17 +26,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common.h"
-#include "conf.h"
-#include "engines.h"
-#include "log.h"
-#include "route_registry.h"
-#include "simenv.h"
-#include "topo.h"
-#include "topofile.h"
-#include "verify.h"
 #include "check_main.h"
+#include "common.h"
+#include "conf/conf.h"
+#include "core/log.h"
+#include "engines.h"
 #include "minifab.h"
+#include "model/topo.h"
+#include "model/topofile.h"
+#include "route/registry.h"
+#include "route/verify.h"
+#include "simenv.h"
 
 #define GOLDEN	TOP_SRCDIR "/tests/golden/ftree"
 #define FABRICS TOP_SRCDIR "/tests/fabrics"

@@ -1,5 +1,5 @@
 /*
- * test_lid.c: LID assignment and the guid2lid store (lib/lid.c): OpenSM's
+ * test_lid.c: LID assignment and the guid2lid store (lib/model/lid.c): OpenSM's
  * file format byte for byte, bad lines, the precedence of fabric, file and
  * new LIDs, LMC alignment, exhaustion and a fabric of 50k ports.
  */
@@ -16,12 +16,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "conf.h"
-#include "fabric.h"
-#include "lid.h"
-#include "log.h"
-#include "util.h"
 #include "check_main.h"
+#include "conf/conf.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "model/fabric.h"
+#include "model/lid.h"
 #include "simenv.h"
 
 /* an OpenSM-written guid2lid: not sorted, a blank line after each entry */

@@ -16,18 +16,18 @@
 
 #include <event2/event.h>
 
-#include "conf.h"
-#include "fabric.h"
+#include "check_main.h"
+#include "conf/conf.h"
 #include "fakefab.h"
-#include "mad/rmpp.h"
-#include "mad/sa.h"
-#include "mcast.h"
-#include "pkey.h"
+#include "mad/sa_wire.h"
+#include "model/fabric.h"
+#include "model/topofile.h"
+#include "policy/mcast.h"
+#include "policy/partition.h"
 #include "saclient.h"
 #include "simenv.h"
-#include "sm.h"
-#include "topofile.h"
-#include "check_main.h"
+#include "sm/sm.h"
+#include "xport/rmpp.h"
 
 /*
  * h1 (the SM) and h2 on leaf1, a 20-port switch (port 17: the second MFT

@@ -14,15 +14,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fabric.h"
-#include "log.h"
-#include "engines.h"
-#include "route_registry.h"
-#include "topo.h"
-#include "topofile.h"
-#include "util.h"
 #include "check_main.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "engines.h"
 #include "minifab.h"
+#include "model/fabric.h"
+#include "model/topo.h"
+#include "model/topofile.h"
+#include "route/registry.h"
 
 /* ibsim's example fabrics, shipped with the tests */
 #define NET_EXAMPLES TOP_SRCDIR "/tests/fabrics/ibsim-examples"

@@ -17,14 +17,14 @@
 
 #include <event2/event.h>
 
-#include "fakefab.h"
-#include "mkey.h"
-#include "simenv.h"
-#include "sm.h"
-#include "status.h"
-#include "topofile.h"
-#include "xport.h"
 #include "check_main.h"
+#include "fakefab.h"
+#include "model/topofile.h"
+#include "policy/mkey.h"
+#include "report/status.h"
+#include "simenv.h"
+#include "sm/sm.h"
+#include "xport/xport.h"
 
 /* host first: the SM runs there */
 static const char *const net = "Hca 1 \"h1\"\n[1] \"leaf1\"[1]\n\n"

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf.h"
+#include "conf/conf.h"
+#include "core/util.h"
 #include "options.h"
-#include "util.h"
 
 /* argv from a NULL-terminated list; getopt permutes it, so a copy */
 #define PARSE(o, ...) parse(o, (const char *[]){"ibsmd", __VA_ARGS__, NULL})

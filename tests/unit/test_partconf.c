@@ -1,5 +1,5 @@
 /*
- * test_partconf.c: lib/partconf.c, the partitions.conf parser: OpenSM's
+ * test_partconf.c: lib/conf/partconf.c, the partitions.conf parser: OpenSM's
  * own example file, every grammar feature, the default partition, every
  * kind of bad input with its exact "file:line: reason" message, every
  * error of a file reported, and random input that must never crash.
@@ -14,10 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "partconf.h"
-#include "util.h"
 #include "check_main.h"
+#include "conf/partconf.h"
+#include "core/log.h"
+#include "core/util.h"
 
 static struct partconf *parse_ok(const char *text)
 {

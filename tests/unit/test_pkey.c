@@ -1,5 +1,5 @@
 /*
- * test_pkey.c: lib/pkey.c over the fake fabric: P_Key tables from
+ * test_pkey.c: lib/policy/partition.c over the fake fabric: P_Key tables from
  * partitions.conf on CA ports, switch port 0 and the switch ports facing
  * CAs (enforcement), indx0, allow_both_pkeys, PartitionCap, indexes kept
  * across changes and SM restarts, what the SA asks (pkey_common,
@@ -15,15 +15,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fakefab.h"
-#include "conf.h"
-#include "fabric.h"
-#include "log.h"
-#include "pkey.h"
-#include "simenv.h"
-#include "sm.h"
-#include "topofile.h"
 #include "check_main.h"
+#include "conf/conf.h"
+#include "core/log.h"
+#include "fakefab.h"
+#include "model/fabric.h"
+#include "model/topofile.h"
+#include "policy/partition.h"
+#include "simenv.h"
+#include "sm/sm.h"
 
 /* h1 runs the SM; h4 has two ports; leaf1 and leaf2 are cabled on port 5 */
 static const char net[] =

@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf.h"
-#include "route_registry.h"
-#include "routing.h"
-#include "topo.h"
-#include "verify.h"
+#include "conf/conf.h"
+#include "model/topo.h"
+#include "route/registry.h"
+#include "route/routing.h"
+#include "route/verify.h"
 
 #define PROBE TOP_BUILDDIR "/tests/unit/plugins/.libs/abi_probe.so"
 

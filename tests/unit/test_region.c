@@ -16,12 +16,12 @@
 
 #include <event2/event.h>
 
-#include "fakefab.h"
-#include "route_state.h"
-#include "simenv.h"
-#include "sm.h"
-#include "topofile.h"
 #include "check_main.h"
+#include "fakefab.h"
+#include "model/topofile.h"
+#include "route/route_state.h"
+#include "simenv.h"
+#include "sm/sm.h"
 
 /* host first: the SM runs there; leaf2 port 3 and leaf1 port 4 are free */
 static const char *const small_net =

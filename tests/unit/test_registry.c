@@ -16,13 +16,13 @@
 #include <event2/event.h>
 #include <event2/thread.h>
 
-#include "conf.h"
-#include "engines.h"
-#include "route_state.h"
-#include "simenv.h"
-#include "topo.h"
-#include "verify.h"
 #include "check_main.h"
+#include "conf/conf.h"
+#include "engines.h"
+#include "model/topo.h"
+#include "route/route_state.h"
+#include "route/verify.h"
+#include "simenv.h"
 
 #define PLUGINS TOP_BUILDDIR "/plugins/routing/.libs"
 #define TESTPLUGINS TOP_BUILDDIR "/tests/unit/plugins/.libs"

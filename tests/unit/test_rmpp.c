@@ -17,11 +17,11 @@
 
 #include <event2/event.h>
 
-#include "log.h"
-#include "mad/rmpp.h"
-#include "util.h"
-#include "xport.h"
 #include "check_main.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "xport/rmpp.h"
+#include "xport/xport.h"
 
 #define TMO	 20 /* sender timeout, ms */
 /* on a clean wire nothing is lost: a timeout only fires when the machine is so busy that this

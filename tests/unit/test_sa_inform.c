@@ -4,7 +4,7 @@
  * traps 64/65 issued by ibsmd when ports come and go, trap 128 forwarded,
  * Reports retried until a ReportResp and a dead subscriber dropped,
  * drop_event_subscriptions; client reregistration on the first sweep
- * (lib/link.c).
+ * (lib/sweep/ports.c).
  */
 #include "config.h"
 
@@ -15,16 +15,16 @@
 
 #include <event2/event.h>
 
+#include "check_main.h"
+#include "core/util.h"
 #include "fakefab.h"
 #include "mad/bits.h"
-#include "mad/rmpp.h"
-#include "mad/sa.h"
-#include "saclient.h"
+#include "mad/sa_wire.h"
 #include "sa/sa.h"
+#include "saclient.h"
 #include "simenv.h"
-#include "sm.h"
-#include "util.h"
-#include "check_main.h"
+#include "sm/sm.h"
+#include "xport/rmpp.h"
 
 #define SA_KEY  1 /* the default sa_key: a trusted request */
 #define NO_KEY  0

@@ -19,19 +19,19 @@
 
 #include <event2/event.h>
 
+#include "check_main.h"
+#include "core/util.h"
 #include "fakefab.h"
-#include "mad/rmpp.h"
-#include "mad/sa.h"
+#include "mad/sa_wire.h"
 #include "mad/smp.h"
-#include "route_state.h"
+#include "pkeywrap.h"
+#include "route/route_state.h"
 #include "sa/sa.h"
 #include "sa/sa_int.h"
 #include "saclient.h"
 #include "simenv.h"
-#include "sm.h"
-#include "util.h"
-#include "check_main.h"
-#include "pkeywrap.h"
+#include "sm/sm.h"
+#include "xport/rmpp.h"
 
 static const char *const net = "Ca 1 \"H-0000000000000011\" # \"h1\"\n"
 			       "[1](12) \"S-0000000000000100\"[1]\n\n"

@@ -20,19 +20,19 @@
 
 #include <event2/event.h>
 
-#include "fabric.h"
+#include "check_main.h"
 #include "fakefab.h"
-#include "mad/rmpp.h"
-#include "mad/sa.h"
+#include "mad/sa_wire.h"
 #include "mad/smp.h"
-#include "mcast.h"
-#include "pkey.h"
+#include "model/fabric.h"
+#include "model/topofile.h"
+#include "pkeywrap.h"
+#include "policy/mcast.h"
+#include "policy/partition.h"
 #include "saclient.h"
 #include "simenv.h"
-#include "sm.h"
-#include "topofile.h"
-#include "check_main.h"
-#include "pkeywrap.h"
+#include "sm/sm.h"
+#include "xport/rmpp.h"
 
 
 #define NSWITCHES 5
@@ -746,7 +746,7 @@ START_TEST(t_pkey_qos_records)
 	query(&e, h1, IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_PKEY_RECORD, 0, 0, NULL, 0, &a);
 	ck_assert_uint_eq(a.status, IBSM_SA_ERR_REQ_INVALID);
 	sa_answer_free(&a);
-	/* every port with a table lib/pkey.c keeps (switch ports 0 and external), 32 a block */
+	/* every port with a table lib/policy/partition.c keeps (switch ports 0 and external), 32 a block */
 	query(&e, h1, IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_PKEY_RECORD, 0, 0, NULL, SA_KEY, &a);
 	ck_assert_uint_eq(a.status, 0);
 	ck_assert_uint_eq(a.n, pkey_blocks(&e));

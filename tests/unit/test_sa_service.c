@@ -13,15 +13,15 @@
 
 #include <event2/event.h>
 
+#include "check_main.h"
+#include "core/util.h"
 #include "fakefab.h"
 #include "mad/bits.h"
-#include "mad/rmpp.h"
-#include "mad/sa.h"
+#include "mad/sa_wire.h"
 #include "saclient.h"
 #include "simenv.h"
-#include "sm.h"
-#include "util.h"
-#include "check_main.h"
+#include "sm/sm.h"
+#include "xport/rmpp.h"
 
 #define SA_KEY  1 /* the default sa_key: a trusted request */
 #define NO_KEY  0

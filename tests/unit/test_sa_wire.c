@@ -1,5 +1,5 @@
 /*
- * test_sa_wire.c: lib/mad/sa.c and sa_records.c against the IBA vol. 1
+ * test_sa_wire.c: lib/mad/sa_wire.c and sa_records.c against the IBA vol. 1
  * layouts of the SA records (15.2.5), InformInfo and ClassPortInfo
  * (13.4.8). The records' tables are checked against an independent copy
  * of the spec tables kept here (component widths in order), against the
@@ -22,10 +22,10 @@
 #include <infiniband/mad.h>
 #include <infiniband/umad_sa_mcm.h>
 
-#include "mad/bits.h"
-#include "mad/sa.h"
-#include "util.h"
 #include "check_main.h"
+#include "core/util.h"
+#include "mad/bits.h"
+#include "mad/sa_wire.h"
 
 static uint64_t rng_state = 0x5a5a17;
 

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mad/smp.h"
-#include "util.h"
 #include "check_main.h"
+#include "core/util.h"
+#include "mad/smp.h"
 
 /* --- bit helpers, IBA numbering: bit 0 is the MSB of byte 0 --- */
 

@@ -15,14 +15,14 @@
 #include <event2/event.h>
 #include <event2/thread.h>
 
-#include "fakefab.h"
-#include "log.h"
-#include "simenv.h"
-#include "sm.h"
-#include "smstate.h"
-#include "util.h"
-#include "xport.h"
 #include "check_main.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "fakefab.h"
+#include "simenv.h"
+#include "sm/sm.h"
+#include "sm/smstate.h"
+#include "xport/xport.h"
 
 /* the SM runs on h1; a remote SM may sit on h2 */
 static const char *const net = "Hca 1 \"h1\"\n[1] \"leaf1\"[1]\n\n"

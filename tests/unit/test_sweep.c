@@ -16,15 +16,15 @@
 #include <event2/event.h>
 #include <event2/thread.h>
 
-#include "fakefab.h"
-#include "simenv.h"
-#include "lid.h"
-#include "log.h"
-#include "sm.h"
-#include "sweep.h"
-#include "topofile.h"
-#include "xport.h"
 #include "check_main.h"
+#include "core/log.h"
+#include "fakefab.h"
+#include "model/lid.h"
+#include "model/topofile.h"
+#include "simenv.h"
+#include "sm/sm.h"
+#include "sweep/sweep.h"
+#include "xport/xport.h"
 
 
 static int node_index(const struct simenv *e, const char *name)

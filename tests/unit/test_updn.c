@@ -27,17 +27,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
-#include "conf.h"
-#include "engines.h"
-#include "log.h"
-#include "route_registry.h"
-#include "simenv.h"
-#include "topo.h"
-#include "topofile.h"
-#include "verify.h"
 #include "check_main.h"
+#include "common.h"
+#include "conf/conf.h"
+#include "core/log.h"
+#include "engines.h"
 #include "minifab.h"
+#include "model/topo.h"
+#include "model/topofile.h"
+#include "route/registry.h"
+#include "route/verify.h"
+#include "simenv.h"
 
 #define GOLDEN	TOP_SRCDIR "/tests/golden"
 #define FABRICS TOP_SRCDIR "/tests/fabrics"
@@ -705,7 +705,7 @@ static const char *type_name(uint8_t type)
 }
 
 /*
- * Write r as opensm-lfts.dump (lib/dump.c's dump_lfts: "# " comments) or
+ * Write r as opensm-lfts.dump (lib/report/dump.c's dump_lfts: "# " comments) or
  * as ibroute does (" : (...)" comments, column heads, "valid lids").
  */
 static void write_tables(const char *path, const struct ibsm_topo *t, const struct ibsm_routes *r,

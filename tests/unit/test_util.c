@@ -1,5 +1,5 @@
 /*
- * test_util.c: lib/util.c: the GUID hash map (including deletion inside
+ * test_util.c: lib/core/util.c: the GUID hash map (including deletion inside
  * probe clusters and growth to 100k keys), atomic file writes, mkdir_p and
  * parse_u64.
  */
@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util.h"
 #include "check_main.h"
+#include "core/util.h"
 #include "simenv.h"
 
 /* splitmix64: a bijection of the counter, so outputs never repeat */

@@ -17,15 +17,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engines.h"
-#include "fabric.h"
-#include "log.h"
-#include "route_registry.h"
-#include "topo.h"
-#include "util.h"
-#include "verify.h"
 #include "check_main.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "engines.h"
 #include "minifab.h"
+#include "model/fabric.h"
+#include "model/topo.h"
+#include "route/registry.h"
+#include "route/verify.h"
 
 static const struct verify_opts all_checks = {
     .credit_loops = true, .credit_loops_fatal = true, .stats = true, .shifts = 8};

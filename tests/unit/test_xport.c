@@ -1,5 +1,5 @@
 /*
- * test_xport.c: lib/xport.c over a fake backend that records every MAD it
+ * test_xport.c: lib/xport/xport.c over a fake backend that records every MAD it
  * is given and never answers by itself. The test plays the fabric: it runs
  * the event loop and feeds responses, undelivered returns and unsolicited
  * requests through xport_input.
@@ -14,11 +14,11 @@
 
 #include <event2/event.h>
 
-#include "log.h"
-#include "mad/smp.h"
-#include "util.h"
-#include "xport.h"
 #include "check_main.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "mad/smp.h"
+#include "xport/xport.h"
 
 #define TIMEOUT_MS 20
 

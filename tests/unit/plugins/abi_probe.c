@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "routing.h"
+#include "route/routing.h"
 
 /* the daemon's configuration and jansson stay out of the API */
 #ifdef IBSM_CONF_H

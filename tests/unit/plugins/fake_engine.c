@@ -5,7 +5,7 @@
  */
 #include "config.h"
 
-#include "routing.h"
+#include "route/routing.h"
 
 static int route(void *state, const struct ibsm_topo *t, struct ibsm_routes *r)
 {
