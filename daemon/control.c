@@ -122,7 +122,7 @@ struct ctl_server {
 	unsigned nclients;
 	unsigned nsubs;
 	unsigned long evicted; /* clients closed to make room */
-	struct ratelimit rl;
+	struct log_ratelimit rl;
 };
 
 static json_t *builtin_help(void *arg, const struct ctl_peer *peer, json_t *req,
@@ -1084,7 +1084,7 @@ struct ctl_server *ctl_new(struct event_base *base, const char *path, mode_t mod
 	s->cmds = cmds;
 	s->ncmds = ncmds;
 	s->arg = arg;
-	s->rl = (struct ratelimit)RATELIMIT_INIT(10, 1);
+	s->rl = (struct log_ratelimit)LOG_RATELIMIT_INIT(10, 1);
 	TAILQ_INIT(&s->clients);
 	limits_set(&s->lim, lim);
 	s->spare_fd = -1;

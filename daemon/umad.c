@@ -31,7 +31,7 @@
 #define RECV_QUEUE_MAX 65536
 #define RECV_POLL_MS 200
 
-static struct ratelimit recv_rl = RATELIMIT_INIT(1, 1);
+static struct log_ratelimit recv_rl = LOG_RATELIMIT_INIT(1, 1);
 
 struct rmad {
 	STAILQ_ENTRY(rmad) next;

@@ -244,7 +244,7 @@ void fatalx(const char *fmt, ...)
 	exit(1);
 }
 
-void log_rl(struct ratelimit *rl, enum ibsm_log_level level, const char *fmt, ...)
+void log_rl(struct log_ratelimit *rl, enum ibsm_log_level level, const char *fmt, ...)
 {
 	uint64_t t = now_us();
 	va_list ap;

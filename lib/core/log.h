@@ -45,7 +45,7 @@ void fatalx(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn)
  * lines, refilled at `per_sec` lines per second; suppressed lines are
  * counted and reported with the next line that gets through.
  */
-struct ratelimit {
+struct log_ratelimit {
 	unsigned burst;
 	unsigned per_sec;
 	double tokens;
@@ -53,9 +53,9 @@ struct ratelimit {
 	uint64_t suppressed;
 };
 
-#define RATELIMIT_INIT(b, r) {.burst = (b), .per_sec = (r), .tokens = (b)}
+#define LOG_RATELIMIT_INIT(b, r) {.burst = (b), .per_sec = (r), .tokens = (b)}
 
-void log_rl(struct ratelimit *rl, enum ibsm_log_level level, const char *fmt, ...)
+void log_rl(struct log_ratelimit *rl, enum ibsm_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 #endif

@@ -66,7 +66,7 @@ struct ibsm_lidmgr {
 	bool corrupt; /* the file had bad lines (or was unreadable) when read */
 	struct file_sig sig;
 	uint16_t max_lid;
-	struct ratelimit rl;
+	struct log_ratelimit rl;
 
 	/* scratch for one assign */
 	uint64_t claimed[BM_WORDS];	 /* taken by a port of this pass (bit 0 always) */
@@ -335,7 +335,7 @@ struct ibsm_lidmgr *lidmgr_new(const char *path)
 
 	m->path = path ? xstrdup(path) : NULL;
 	store_init(&m->st);
-	m->rl = (struct ratelimit)RATELIMIT_INIT(20, 5);
+	m->rl = (struct log_ratelimit)LOG_RATELIMIT_INIT(20, 5);
 	m->claim_by = xcalloc(LID_SPACE, sizeof(*m->claim_by));
 	m->res_by = xcalloc(LID_SPACE, sizeof(*m->res_by));
 	return m;
@@ -562,7 +562,7 @@ static void drop_reserved(struct ibsm_lidmgr *m, size_t idx, uint64_t taker)
 	m->dirty = true;
 }
 
-static void claim(struct ibsm_lidmgr *m, struct lid_request *r, size_t i, unsigned base,
+static void claim(struct ibsm_lidmgr *m, struct lidmgr_request *r, size_t i, unsigned base,
 		  uint8_t why)
 {
 	unsigned l, size = 1u << r->lmc;
@@ -577,10 +577,10 @@ static void claim(struct ibsm_lidmgr *m, struct lid_request *r, size_t i, unsign
 	r->why = why;
 }
 
-static void log_conflict(struct ibsm_lidmgr *m, const struct lid_request *reqs, size_t i,
+static void log_conflict(struct ibsm_lidmgr *m, const struct lidmgr_request *reqs, size_t i,
 			 unsigned lid, bool from_file)
 {
-	const struct lid_request *o = &reqs[m->claim_by[lid] - 1];
+	const struct lidmgr_request *o = &reqs[m->claim_by[lid] - 1];
 
 	if (!from_file && o->why == LID_KEPT_FABRIC)
 		log_rl(&m->rl, IBSM_LOG_WARN,
@@ -600,7 +600,8 @@ static void log_conflict(struct ibsm_lidmgr *m, const struct lid_request *reqs, 
 }
 
 /* keep the LIDs ports hold now; where two collide the guid2lid entry decides */
-static void phase_fabric(struct ibsm_lidmgr *m, struct lid_request *reqs, size_t n, unsigned flags)
+static void phase_fabric(struct ibsm_lidmgr *m, struct lidmgr_request *reqs, size_t n,
+			 unsigned flags)
 {
 	int pass;
 	size_t i;
@@ -608,7 +609,7 @@ static void phase_fabric(struct ibsm_lidmgr *m, struct lid_request *reqs, size_t
 
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < n; i++) {
-			struct lid_request *r = &reqs[i];
+			struct lidmgr_request *r = &reqs[i];
 			const struct lid_ent *e;
 			unsigned size = 1u << r->lmc;
 			bool agrees;
@@ -645,13 +646,13 @@ static void phase_fabric(struct ibsm_lidmgr *m, struct lid_request *reqs, size_t
 }
 
 /* give ports their guid2lid block, realigned when their LMC changed */
-static void phase_file(struct ibsm_lidmgr *m, struct lid_request *reqs, size_t n)
+static void phase_file(struct ibsm_lidmgr *m, struct lidmgr_request *reqs, size_t n)
 {
 	size_t i;
 	unsigned c;
 
 	for (i = 0; i < n; i++) {
-		struct lid_request *r = &reqs[i];
+		struct lidmgr_request *r = &reqs[i];
 		const struct lid_ent *e;
 		unsigned size = 1u << r->lmc;
 
@@ -696,14 +697,14 @@ static unsigned find_free(struct ibsm_lidmgr *m, unsigned lmc, int ignore_res)
 	return 0;
 }
 
-static int phase_new(struct ibsm_lidmgr *m, struct lid_request *reqs, size_t n, unsigned flags)
+static int phase_new(struct ibsm_lidmgr *m, struct lidmgr_request *reqs, size_t n, unsigned flags)
 {
 	size_t i;
 	int rc = 0;
 
 	memset(m->cursor, 0, sizeof(m->cursor));
 	for (i = 0; i < n; i++) {
-		struct lid_request *r = &reqs[i];
+		struct lidmgr_request *r = &reqs[i];
 		const struct lid_ent *e;
 		unsigned b = 0;
 		bool moved;
@@ -731,13 +732,13 @@ static int phase_new(struct ibsm_lidmgr *m, struct lid_request *reqs, size_t n, 
 	return rc;
 }
 
-static void store_update(struct ibsm_lidmgr *m, const struct lid_request *reqs, size_t n)
+static void store_update(struct ibsm_lidmgr *m, const struct lidmgr_request *reqs, size_t n)
 {
 	size_t i;
 
 	m->max_lid = 0;
 	for (i = 0; i < n; i++) {
-		const struct lid_request *r = &reqs[i];
+		const struct lidmgr_request *r = &reqs[i];
 		struct lid_ent *e = store_get(&m->st, r->guid);
 		uint16_t top = (uint16_t)(r->lid + (1u << r->lmc) - 1);
 
@@ -767,10 +768,10 @@ static void store_update(struct ibsm_lidmgr *m, const struct lid_request *reqs, 
 }
 
 size_t lidmgr_requests(const struct ibsm_fabric *f, const struct ibsm_conf *c,
-		       struct lid_request **reqs_out, struct ibsm_port ***owners_out)
+		       struct lidmgr_request **reqs_out, struct ibsm_port ***owners_out)
 {
 	size_t n = 0, cap = f->nnodes + 16, i;
-	struct lid_request *reqs = xcalloc(cap, sizeof(*reqs));
+	struct lidmgr_request *reqs = xcalloc(cap, sizeof(*reqs));
 	struct ibsm_port **owners = xcalloc(cap, sizeof(*owners));
 
 	for (i = 0; i < f->nnodes; i++) {
@@ -801,7 +802,7 @@ size_t lidmgr_requests(const struct ibsm_fabric *f, const struct ibsm_conf *c,
 	return n;
 }
 
-int lidmgr_assign(struct ibsm_lidmgr *m, struct lid_request *reqs, size_t n, unsigned flags)
+int lidmgr_assign(struct ibsm_lidmgr *m, struct lidmgr_request *reqs, size_t n, unsigned flags)
 {
 	struct u64map present;
 	size_t i, cnt[LID_MOVED + 1] = {0};

@@ -23,23 +23,23 @@ struct ibsm_fabric;
 struct ibsm_port;
 
 /* one port that needs LIDs: a CA/router port or a switch's port 0 */
-struct lid_request {
+struct lidmgr_request {
 	uint64_t guid;     /* port GUID */
 	uint16_t cur_lid;  /* LID the port holds now (PortInfo), 0 if none */
 	uint8_t cur_lmc;   /* LMC the port holds now */
 	uint8_t lmc;       /* LMC it must get (0 for switches unless lmc_esp0) */
 	uint16_t lid;      /* out: assigned base LID */
-	uint8_t why;       /* out: enum lid_reason */
+	uint8_t why;       /* out: enum lidmgr_reason */
 };
 
-enum lid_reason {
+enum lidmgr_reason {
 	LID_KEPT_FABRIC = 1, /* the LID the port already had */
 	LID_FROM_FILE,       /* from guid2lid */
 	LID_NEW,             /* newly allocated */
 	LID_MOVED,           /* had a LID that conflicted; got another */
 };
 
-enum lid_flags {
+enum lidmgr_flags {
 	LID_REASSIGN = 1 << 0,   /* reassign_lids: ignore fabric and file */
 	LID_HONOR_FILE = 1 << 1, /* guid2lid wins over what the fabric holds */
 };
@@ -58,7 +58,7 @@ void lidmgr_del(struct ibsm_lidmgr *m);
 int lidmgr_load(struct ibsm_lidmgr *m, struct conf_errors *errs);
 
 /*
- * Assign base LIDs to reqs[0..n) (flags: enum lid_flags). Order matters:
+ * Assign base LIDs to reqs[0..n) (flags: enum lidmgr_flags). Order matters:
  * new LIDs are handed out in request order (pass ports in discovery order).
  * Ports keep the LID they hold when it is valid and unique, else their
  * guid2lid LID, else get the lowest free block not reserved by guid2lid for
@@ -66,7 +66,7 @@ int lidmgr_load(struct ibsm_lidmgr *m, struct conf_errors *errs);
  * updated (entries of absent ports are kept). Returns 0, or -ENOSPC when the
  * LID space ran out (those requests get lid 0).
  */
-int lidmgr_assign(struct ibsm_lidmgr *m, struct lid_request *reqs, size_t n, unsigned flags);
+int lidmgr_assign(struct ibsm_lidmgr *m, struct lidmgr_request *reqs, size_t n, unsigned flags);
 
 /*
  * The ports of f that carry LIDs (a switch's port 0, CA and router ports),
@@ -76,7 +76,7 @@ int lidmgr_assign(struct ibsm_lidmgr *m, struct lid_request *reqs, size_t n, uns
  * Returns how many.
  */
 size_t lidmgr_requests(const struct ibsm_fabric *f, const struct ibsm_conf *c,
-		       struct lid_request **reqs, struct ibsm_port ***owners);
+		       struct lidmgr_request **reqs, struct ibsm_port ***owners);
 
 /* write the store atomically if it changed; 0, -errno, or -EUCLEAN while the
  * file on disk has unparsable lines (it is then left untouched) */

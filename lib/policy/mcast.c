@@ -81,7 +81,7 @@
 	 IBSM_SA_COMP(IBSM_MCM_SL))
 #define C(x) IBSM_SA_COMP(IBSM_MCM_##x)
 
-static struct ratelimit mc_rl = RATELIMIT_INIT(10, 1);
+static struct log_ratelimit mc_rl = LOG_RATELIMIT_INIT(10, 1);
 
 struct mc_member {
 	uint64_t guid;

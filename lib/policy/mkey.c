@@ -74,7 +74,7 @@ struct ibsm_mkeys {
 	struct ibsm_mkey_stats st;
 	uint64_t last_trap_event_ms;
 	uint64_t last_refused_event_ms;
-	struct ratelimit rl;
+	struct log_ratelimit rl;
 };
 
 struct ibsm_mkeys *mkey_new(const char *path)
@@ -85,7 +85,7 @@ struct ibsm_mkeys *mkey_new(const char *path)
 	u64map_init(&m->byguid);
 	u64map_init(&m->fails);
 	u64map_init(&m->resets);
-	m->rl = (struct ratelimit)RATELIMIT_INIT(20, 5);
+	m->rl = (struct log_ratelimit)LOG_RATELIMIT_INIT(20, 5);
 	return m;
 }
 

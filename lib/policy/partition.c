@@ -38,7 +38,7 @@
 #include "policy/partition.h"
 #include "sm/sm.h"
 
-static struct ratelimit pkey_rl = RATELIMIT_INIT(20, 2);
+static struct log_ratelimit pkey_rl = LOG_RATELIMIT_INIT(20, 2);
 
 /* enforcement bits from part_enforce */
 enum { ENF_IN = 1, ENF_OUT = 2 };

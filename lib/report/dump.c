@@ -635,7 +635,7 @@ void dump_del(struct ibsm_dump *d)
 int dump_after_sweep(struct ibsm_dump *d, const struct dump_model *m, const struct ibsm_conf *c,
 		     bool changed)
 {
-	static struct ratelimit rl = RATELIMIT_INIT(2, 1);
+	static struct log_ratelimit rl = LOG_RATELIMIT_INIT(2, 1);
 	bool tables;
 	int err;
 

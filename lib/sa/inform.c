@@ -92,7 +92,7 @@ struct sa_informs {
 	uint64_t reports, answered, failed, late, dropped_subs;
 };
 
-static struct ratelimit ii_rl = RATELIMIT_INIT(10, 1);
+static struct log_ratelimit ii_rl = LOG_RATELIMIT_INIT(10, 1);
 
 static uint64_t gid_guid(const uint8_t gid[16])
 {

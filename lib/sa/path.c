@@ -103,7 +103,7 @@
 /* the records one table may hold: what the RMPP sender takes (max_bytes) */
 #define PATH_MAX_RECORDS ((16u << 20) / IBSM_SA_PR_SIZE)
 
-static struct ratelimit path_rl = RATELIMIT_INIT(10, 1);
+static struct log_ratelimit path_rl = LOG_RATELIMIT_INIT(10, 1);
 
 #define HAS(pq, c)   (((pq)->mask & IBSM_SA_COMP(c)) != 0)
 #define HAS2(pq, a, b) (HAS(pq, a) && HAS(pq, b))

@@ -29,7 +29,7 @@
 #include "xport/rmpp.h"
 #include "xport/xport.h"
 
-static struct ratelimit sa_rl = RATELIMIT_INIT(10, 1);
+static struct log_ratelimit sa_rl = LOG_RATELIMIT_INIT(10, 1);
 
 static const struct sa_family *const families[] = {
 	&sa_family_node,    &sa_family_portinfo, &sa_family_link,    &sa_family_switchinfo,

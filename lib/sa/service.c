@@ -66,7 +66,7 @@ struct sa_services {
 	struct u64map per_port; /* ServiceGID GUID -> records (count stored as the pointer) */
 };
 
-static struct ratelimit svc_rl = RATELIMIT_INIT(10, 1);
+static struct log_ratelimit svc_rl = LOG_RATELIMIT_INIT(10, 1);
 
 static uint64_t gid_guid(const uint8_t gid[16])
 {

@@ -172,7 +172,7 @@ static void build_model(struct ibsm_fabric *f, const struct topofile *tf)
 
 static int assign_lids(struct ibsm_sm *sm)
 {
-	struct lid_request *reqs;
+	struct lidmgr_request *reqs;
 	struct ibsm_port **owners;
 	size_t n, i;
 	int r;

@@ -36,7 +36,7 @@
 #include "sm/smstate.h"
 #include "xport/xport.h"
 
-static struct ratelimit smi_rl = RATELIMIT_INIT(10, 1);
+static struct log_ratelimit smi_rl = LOG_RATELIMIT_INIT(10, 1);
 
 /* "0x0002c90300001234"; four rotating buffers, for one log line */
 static const char *guid_str(uint64_t guid)

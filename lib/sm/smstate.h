@@ -82,7 +82,7 @@ bool smstate_elect(struct ibsm_sm *sm, bool region);
 bool smstate_sweep_allowed(const struct ibsm_sm *sm);
 /* this configuring sweep is the first since becoming master (client reregistration) */
 bool smstate_first_master_sweep(const struct ibsm_sm *sm);
-/* LID assignment flags (enum lid_flags) for this sweep */
+/* LID assignment flags (enum lidmgr_flags) for this sweep */
 unsigned smstate_lid_flags(const struct ibsm_sm *sm);
 /* a configuring sweep ended */
 void smstate_sweep_done(struct ibsm_sm *sm);

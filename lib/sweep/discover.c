@@ -21,7 +21,7 @@
 #include "core/util.h"
 #include "sweep/sweep.h"
 
-static struct ratelimit disc_rl = RATELIMIT_INIT(20, 5);
+static struct log_ratelimit disc_rl = LOG_RATELIMIT_INIT(20, 5);
 
 /* the phase's requests */
 enum discover_kind {

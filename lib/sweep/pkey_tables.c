@@ -17,7 +17,7 @@
 #include "policy/partition.h"
 #include "sweep/sweep.h"
 
-static struct ratelimit pkey_phase_rl = RATELIMIT_INIT(20, 2);
+static struct log_ratelimit pkey_phase_rl = LOG_RATELIMIT_INIT(20, 2);
 
 enum pkey_phase_kind {
 	PKEY_SET, /* P_KeyTable block Set */

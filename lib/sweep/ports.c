@@ -43,7 +43,7 @@ uint32_t link_assign_lids(struct sweep *sw)
 {
 	struct ibsm_sm *sm = sw->sm;
 	struct ibsm_fabric *f = &sm->fabric;
-	struct lid_request *reqs;
+	struct lidmgr_request *reqs;
 	struct ibsm_port **owners;
 	unsigned flags = 0;
 	size_t n, i;

@@ -27,7 +27,7 @@
 #include "sweep/sweep.h"
 #include "xport/xport.h"
 
-static struct ratelimit sweep_rl = RATELIMIT_INIT(20, 5);
+static struct log_ratelimit sweep_rl = LOG_RATELIMIT_INIT(20, 5);
 
 /* --- the tables: the order of a table is the order of the sweep --- */
 

@@ -15,7 +15,7 @@
  * N smps" at debug level.
  *
  * How to add a phase (one file, one table row):
- *  1. Write one new file, lib/NAME_phase.c (a file name unique in the
+ *  1. Write one new file, lib/sweep/NAME.c (a file name unique in the
  *     repository), whose functions carry the phase's own prefix. In it:
  *     an enum of the phase's request kinds (its own numbering, stored in
  *     ibsm_sreq.kind); static start(), and as needed produce() (one SMP per

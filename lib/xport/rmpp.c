@@ -195,7 +195,7 @@ struct rmpp_table {
 	size_t count;
 	size_t bytes;
 	struct rmpp_stats st;
-	struct ratelimit rl;
+	struct log_ratelimit rl;
 };
 
 static void sender_timeout(evutil_socket_t fd, short what, void *arg);
@@ -207,7 +207,7 @@ struct rmpp_table *rmpp_table_new(struct event_base *base, struct ibsm_xport *x,
 
 	t->base = base;
 	t->x = x;
-	t->rl = (struct ratelimit)RATELIMIT_INIT(10, 1);
+	t->rl = (struct log_ratelimit)LOG_RATELIMIT_INIT(10, 1);
 	rmpp_table_set_params(t, p);
 	return t;
 }

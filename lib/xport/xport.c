@@ -72,7 +72,7 @@ struct ibsm_xport {
 	void *space_arg;
 	bool in_space_cb;
 	struct ibsm_xport_stats st;
-	struct ratelimit rl;
+	struct log_ratelimit rl;
 };
 
 static void slot_timeout(evutil_socket_t fd, short what, void *arg);
@@ -128,7 +128,7 @@ struct ibsm_xport *xport_new(struct event_base *base, const struct ibsm_xport_ba
 	x->base = base;
 	x->be = *be;
 	x->be_ctx = be_ctx;
-	x->rl = (struct ratelimit)RATELIMIT_INIT(10, 1);
+	x->rl = (struct log_ratelimit)LOG_RATELIMIT_INIT(10, 1);
 	x->seq = 1;
 	xport_set_params(x, window, timeout_ms, retries);
 	return x;

@@ -259,11 +259,11 @@ int engine_opt_guids(const struct ibsm_opts *o, const char *key, uint64_t **out,
 }
 
 void engine_bucket_lids(const struct ibsm_topo *t, uint32_t **lid_start, uint16_t **lid_v,
-			uint32_t **seg_start, struct lid_seg **seg)
+			uint32_t **seg_start, struct engine_lid_seg **seg)
 {
 	uint32_t l, s, k, n, *fill, *ls, *ss;
 	uint16_t *lv;
-	struct lid_seg *sg;
+	struct engine_lid_seg *sg;
 
 	ls = eng_calloc((size_t)t->nsw + 1, sizeof(*ls));
 	for (l = 1; l <= t->max_lid; l++)
@@ -290,7 +290,7 @@ void engine_bucket_lids(const struct ibsm_topo *t, uint32_t **lid_start, uint16_
 			uint8_t kind = x->ep == TOPO_NONE  ? SEG_SWITCH
 				       : t->eps[x->ep].lmc ? SEG_BLOCK
 							   : SEG_SINGLE;
-			struct lid_seg *prev = n > ss[s] ? &sg[n - 1] : NULL;
+			struct engine_lid_seg *prev = n > ss[s] ? &sg[n - 1] : NULL;
 
 			if (prev && prev->kind == kind &&
 			    (kind == SEG_SINGLE ||

@@ -79,13 +79,13 @@ int engine_opt_guids(const struct ibsm_opts *o, const char *key, uint64_t **out,
 
 /* --- destination LIDs by switch, in runs routed alike (minhop, updn) --- */
 
-enum seg_kind { SEG_SWITCH, SEG_SINGLE, SEG_BLOCK };
+enum engine_seg_kind { SEG_SWITCH, SEG_SINGLE, SEG_BLOCK };
 
 /* consecutive LIDs of one destination switch that are routed the same way */
-struct lid_seg {
+struct engine_lid_seg {
 	uint32_t start; /* in lid_v */
 	uint32_t len;
-	uint8_t kind; /* enum seg_kind */
+	uint8_t kind; /* enum engine_seg_kind */
 };
 
 /*
@@ -95,7 +95,7 @@ struct lid_seg {
  * All four arrays are allocated here.
  */
 void engine_bucket_lids(const struct ibsm_topo *t, uint32_t **lid_start, uint16_t **lid_v,
-			uint32_t **seg_start, struct lid_seg **seg);
+			uint32_t **seg_start, struct engine_lid_seg **seg);
 
 /* per link: how many earlier links of its switch go to the same peer
  * (prank, allocated), and per switch the largest (max_prank, allocated) */

@@ -39,7 +39,7 @@ struct minhop {
 	uint32_t *lid_start;  /* LIDs delivered by switch s: lid_v[lid_start[s] .. [s + 1]) */
 	uint16_t *lid_v;
 	uint32_t *seg_start;  /* the same LIDs in runs routed alike: seg[seg_start[s] ..] */
-	struct lid_seg *seg;
+	struct engine_lid_seg *seg;
 	uint8_t *prank;       /* per link: how many earlier links go to the same peer */
 	uint8_t *max_prank;   /* per switch */
 	uint32_t *load;       /* per link: end port LIDs routed out of it */
@@ -114,7 +114,7 @@ static void route_dest(struct minhop *mh, uint8_t *row, uint32_t d)
 	uint32_t k;
 
 	for (k = mh->seg_start[d]; k < mh->seg_start[d + 1]; k++) {
-		const struct lid_seg *g = &mh->seg[k];
+		const struct engine_lid_seg *g = &mh->seg[k];
 		const uint16_t *v = mh->lid_v + g->start;
 
 		switch (g->kind) {

@@ -119,7 +119,7 @@ struct updn {
 	uint32_t *lid_start; /* LIDs delivered by switch s: lid_v[lid_start[s] .. [s + 1]) */
 	uint16_t *lid_v;
 	uint32_t *seg_start; /* the same LIDs in runs routed alike */
-	struct lid_seg *seg;
+	struct engine_lid_seg *seg;
 	uint8_t *prank;	    /* per link: earlier links to the same peer */
 	uint8_t *max_prank; /* per switch */
 	uint8_t *lup;	    /* per link: 1 when it goes up */
@@ -984,7 +984,7 @@ static void route_dest(struct updn *u, uint8_t *row, uint32_t d)
 	uint32_t k, i;
 
 	for (k = u->seg_start[d]; k < u->seg_start[d + 1]; k++) {
-		const struct lid_seg *g = &u->seg[k];
+		const struct engine_lid_seg *g = &u->seg[k];
 		const uint16_t *v = u->lid_v + g->start;
 		uint32_t n_c = 0, n_n = 0;
 

@@ -102,9 +102,9 @@ static void rm_rf(const char *path)
 	rmdir(path);
 }
 
-static struct lid_request req(uint64_t guid, uint16_t cur, uint8_t lmc)
+static struct lidmgr_request req(uint64_t guid, uint16_t cur, uint8_t lmc)
 {
-	return (struct lid_request){.guid = guid, .cur_lid = cur, .cur_lmc = lmc, .lmc = lmc};
+	return (struct lidmgr_request){.guid = guid, .cur_lid = cur, .cur_lmc = lmc, .lmc = lmc};
 }
 
 static void assert_entry(const struct ibsm_lidmgr *m, uint64_t guid, uint16_t base, uint16_t top)
@@ -117,7 +117,7 @@ static void assert_entry(const struct ibsm_lidmgr *m, uint64_t guid, uint16_t ba
 }
 
 /* blocks of the assigned requests are aligned, in range and disjoint */
-static void assert_sane(const struct lid_request *r, size_t n)
+static void assert_sane(const struct lidmgr_request *r, size_t n)
 {
 	static uint8_t used[IBSM_LID_MAX + 1];
 	size_t i;
@@ -174,7 +174,7 @@ START_TEST(t_load_missing)
 	char *p = tpath("cache/ibsmd/guid2lid");
 	struct conf_errors errs = {0};
 	struct ibsm_lidmgr *m = lidmgr_new(p);
-	struct lid_request r[2] = {req(0x11, 0, 0), req(0x12, 0, 0)};
+	struct lidmgr_request r[2] = {req(0x11, 0, 0), req(0x12, 0, 0)};
 	char *s;
 
 	ck_assert_int_eq(lidmgr_load(m, &errs), 0);
@@ -200,7 +200,7 @@ START_TEST(t_load_unreadable)
 {
 	struct conf_errors errs = {0};
 	struct ibsm_lidmgr *m = lidmgr_new(tdir); /* a directory */
-	struct lid_request r = req(0x11, 0, 0);
+	struct lidmgr_request r = req(0x11, 0, 0);
 	int rc;
 
 	rc = lidmgr_load(m, &errs);
@@ -219,7 +219,7 @@ END_TEST
 START_TEST(t_null_path)
 {
 	struct ibsm_lidmgr *m = lidmgr_new(NULL);
-	struct lid_request r[2] = {req(0x11, 5, 0), req(0x12, 0, 0)};
+	struct lidmgr_request r[2] = {req(0x11, 5, 0), req(0x12, 0, 0)};
 
 	ck_assert_int_eq(lidmgr_load(m, NULL), 0);
 	ck_assert_int_eq(lidmgr_assign(m, r, 2, 0), 0);
@@ -242,7 +242,7 @@ START_TEST(t_roundtrip)
 				   "0x0000000000000c03 0x0010 0x0010\n\n";
 	char *p = tpath("guid2lid"), *s;
 	struct ibsm_lidmgr *m = lidmgr_new(p), *m2;
-	struct lid_request r[4] = {req(0xa01, 0, 2), req(0xb02, 0, 0),
+	struct lidmgr_request r[4] = {req(0xa01, 0, 2), req(0xb02, 0, 0),
 				   req(0xf452140300a1b2c3ULL, 0, 2), req(0xc03, 0x10, 0)};
 	ino_t ino;
 
@@ -288,7 +288,7 @@ START_TEST(t_opensm_file)
 	char *p = tpath("guid2lid"), *s;
 	struct conf_errors errs = {0};
 	struct ibsm_lidmgr *m;
-	struct lid_request r[5];
+	struct lidmgr_request r[5];
 	ino_t ino;
 
 	write_str(p, opensm_file);
@@ -361,7 +361,7 @@ START_TEST(t_bad_lines)
 	char *p = tpath("guid2lid"), *content = bad_file(), *s, *want, *at;
 	struct conf_errors errs = {0};
 	struct ibsm_lidmgr *m = lidmgr_new(p);
-	struct lid_request r[2] = {req(0x9001, 0, 0), req(0x9002, 0, 0)};
+	struct lidmgr_request r[2] = {req(0x9001, 0, 0), req(0x9002, 0, 0)};
 	size_t i;
 
 	/* the overlap line needs a good entry at 2-3 on line 3 */
@@ -438,7 +438,7 @@ START_TEST(t_bad_file_removed)
 {
 	char *p = tpath("guid2lid"), *s;
 	struct ibsm_lidmgr *m = lidmgr_new(p);
-	struct lid_request r = req(0x77, 0, 0);
+	struct lidmgr_request r = req(0x77, 0, 0);
 
 	write_str(p, "0x0000000000000005 0x0001 0x0001\nnonsense\n");
 	ck_assert_int_eq(lidmgr_load(m, NULL), 1);
@@ -512,7 +512,7 @@ END_TEST
 START_TEST(t_keep_fabric)
 {
 	struct ibsm_lidmgr *m = lidmgr_new(NULL);
-	struct lid_request r[6] = {req(1, 100, 0), req(2, 0, 0), req(3, 7, 0),
+	struct lidmgr_request r[6] = {req(1, 100, 0), req(2, 0, 0), req(3, 7, 0),
 				   req(4, 0, 0),   req(5, 1, 0), req(6, 3000, 0)};
 
 	ck_assert_int_eq(lidmgr_assign(m, r, 6, 0), 0);
@@ -547,7 +547,7 @@ START_TEST(t_fabric_duplicates)
 {
 	char *p = tpath("guid2lid");
 	struct ibsm_lidmgr *m = lidmgr_new(p);
-	struct lid_request r[4];
+	struct lidmgr_request r[4];
 
 	/* no file: the first in request order keeps it */
 	r[0] = req(0xa, 5, 0);
@@ -597,7 +597,7 @@ END_TEST
 START_TEST(t_lmc_alignment)
 {
 	struct ibsm_lidmgr *m = lidmgr_new(NULL);
-	struct lid_request r[40];
+	struct lidmgr_request r[40];
 	size_t i;
 
 	/* switches (lmc 0) interleaved with CAs (lmc 2), in discovery order */
@@ -637,7 +637,7 @@ START_TEST(t_lmc_change)
 {
 	char *p = tpath("guid2lid");
 	struct ibsm_lidmgr *m = lidmgr_new(p);
-	struct lid_request r[5];
+	struct lidmgr_request r[5];
 
 	write_str(p, "0x0000000000000001 0x0004 0x0004\n"  /* aligned for lmc 2 */
 		     "0x0000000000000002 0x0009 0x0009\n"  /* not aligned for lmc 2 */
@@ -683,7 +683,7 @@ START_TEST(t_file_honoured)
 {
 	char *p = tpath("guid2lid");
 	struct ibsm_lidmgr *m = lidmgr_new(p);
-	struct lid_request r[6];
+	struct lidmgr_request r[6];
 	ino_t ino;
 	size_t i;
 
@@ -723,7 +723,7 @@ START_TEST(t_honor_file_flag)
 {
 	char *p = tpath("guid2lid");
 	struct ibsm_lidmgr *m;
-	struct lid_request r[3];
+	struct lidmgr_request r[3];
 	int pass;
 
 	for (pass = 0; pass < 2; pass++) {
@@ -772,7 +772,7 @@ START_TEST(t_reserved_absent)
 {
 	char *p = tpath("guid2lid");
 	struct ibsm_lidmgr *m = lidmgr_new(p), *m2;
-	struct lid_request r[4];
+	struct lidmgr_request r[4];
 	size_t i;
 
 	write_str(p, "0x00000000000000f1 0x0001 0x0001\n\n"
@@ -811,7 +811,7 @@ START_TEST(t_reclaim)
 {
 	struct ibsm_lidmgr *m = lidmgr_new(NULL);
 	size_t n = IBSM_LID_MAX, i;
-	struct lid_request *r = xcalloc(n, sizeof(*r));
+	struct lidmgr_request *r = xcalloc(n, sizeof(*r));
 
 	/* the first pass gives 0x10 to a port that then leaves */
 	for (i = 0; i < 20; i++)
@@ -842,7 +842,7 @@ START_TEST(t_reassign)
 {
 	char *p = tpath("guid2lid");
 	struct ibsm_lidmgr *m = lidmgr_new(p);
-	struct lid_request r[4];
+	struct lidmgr_request r[4];
 
 	write_str(p, "0x0000000000000001 0x0010 0x0010\n\n"
 		     "0x00000000000000f1 0x0002 0x0002\n\n"  /* absent, gets overrun */
@@ -879,7 +879,7 @@ START_TEST(t_enospc)
 {
 	struct ibsm_lidmgr *m = lidmgr_new(NULL);
 	size_t n = IBSM_LID_MAX + 2, i;
-	struct lid_request *r = xcalloc(n, sizeof(*r));
+	struct lidmgr_request *r = xcalloc(n, sizeof(*r));
 
 	for (i = 0; i < n; i++)
 		r[i] = req(0x10000 + i, 0, 0);
@@ -909,7 +909,7 @@ END_TEST
 START_TEST(t_invalid_requests)
 {
 	struct ibsm_lidmgr *m = lidmgr_new(NULL);
-	struct lid_request r[2] = {req(1, 0, 0), req(2, 0, 0)};
+	struct lidmgr_request r[2] = {req(1, 0, 0), req(2, 0, 0)};
 
 	ck_assert_int_eq(lidmgr_assign(m, r, 2, 0), 0);
 	r[1].lmc = 8;
@@ -931,7 +931,7 @@ START_TEST(t_large)
 	char *p = tpath("guid2lid");
 	struct ibsm_lidmgr *m = lidmgr_new(p), *m2;
 	size_t n = 50000, i, unassigned = 0;
-	struct lid_request *r = xcalloc(n, sizeof(*r));
+	struct lidmgr_request *r = xcalloc(n, sizeof(*r));
 	uint64_t t0 = now_ms();
 	ino_t ino;
 
@@ -981,7 +981,7 @@ START_TEST(t_atomic_write)
 {
 	char *p = tpath("guid2lid"), *bad;
 	struct ibsm_lidmgr *m = lidmgr_new(p);
-	struct lid_request r[3] = {req(1, 0, 0), req(2, 0, 0), req(3, 0, 0)};
+	struct lidmgr_request r[3] = {req(1, 0, 0), req(2, 0, 0), req(3, 0, 0)};
 	struct dirent *de;
 	DIR *d;
 	int nfiles = 0, i;
@@ -1022,7 +1022,7 @@ START_TEST(t_requests_from_model)
 	struct ibsm_conf *c = conf_new();
 	struct ibsm_fabric f;
 	struct ibsm_lidmgr *m;
-	struct lid_request *reqs;
+	struct lidmgr_request *reqs;
 	struct ibsm_port **owners;
 	struct ibsm_node *sw, *ca;
 	size_t n;
