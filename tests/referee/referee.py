@@ -17,6 +17,9 @@ and reports, as JSON (stdout, and --json FILE):
   pairs / pairs_unrouted / pairs_looping   CA-to-CA pairs, walked hop by hop
   switch_pairs*          the same from every CA port to every switch (from_switches*: paths
                          from the switches, for information: up/down leaves root to root out)
+  lids_unjudged / pairs_unjudged (and switch_pairs_unjudged)   LIDs whose LinearFDBTop entry
+                         was not read on some switch (--quick, or smpdump failed) and the
+                         pairs whose walk reaches such a switch: neither routed nor unrouted
   credit_loops           a cycle in the channel dependency graph (per VL with --vl, else VL0)
   a2a_max_link_load / a2a_avg_link_load   all-to-all CA paths per directed switch link
   shift_max_congestion / shift_mean_congestion   the worst switch link over --shifts shift
@@ -24,7 +27,9 @@ and reports, as JSON (stdout, and --json FILE):
   path_stretch           switch hops taken / shortest switch hops, over all CA pairs (and
                          path_stretch_max, the worst pair)
 "ok" is true when nothing above is wrong (credit loops tolerated with
---allow-credit-loops); the exit code is 0 then, 1 when not ok, 2 when the tools failed.
+--allow-credit-loops; with --quick, pairs_unjudged are left out, as the shared judge leaves
+out its lids_unlisted; without it an unread top entry is wrong); the exit code is 0 then, 1
+when not ok, 2 when the tools failed.
 
 --save DIR keeps the tools' output; --from DIR judges such saved output instead of the fabric
 (the bad-input tests edit saved files).  Python 3, standard library only.
@@ -40,6 +45,7 @@ import sys
 LIST_MAX = 20          # items shown per list in the report; the rest is counted
 TOOL_TIMEOUT = 600     # seconds for one diags run
 ATTR_LFT = '0x19'      # LinearForwardingTable
+UNREAD = 'LinearFDBTop entry not read'   # why a walk stopped at a switch whose entry is unknown
 
 # iblinkinfo --line: 'GUID "DESC" LID PORT[..] ==( ... STATE/ PHYS)==> GUID LID PORT[..] "DESC" ...'
 # a port without a neighbour prints no GUID/LID on the right.
@@ -170,7 +176,8 @@ class Fabric:
 
 def read_top_entries(fab, src, quick):
     """dump_fts (like ibroute) can leave out the entry of LID == LinearFDBTop; read it
-    LID-routed with smpdump.  Returns the switches whose top entry stayed unread."""
+    LID-routed with smpdump.  Returns the switches whose top entry stayed unread (marked
+    top_unread: the walk calls that entry unknown, not missing)."""
     lids = {fab.ports[c]['lid'] for c in fab.cas} | {s['lid'] for s in fab.switches.values()}
     unread = []
     for guid, sw in sorted(fab.switches.items()):
@@ -178,12 +185,14 @@ def read_top_entries(fab, src, quick):
         if top == 0 or top in sw['lft'] or top not in lids:
             continue
         if quick or not sw['lid']:
+            sw['top_unread'] = True
             unread.append(fab.name(guid))
             continue
         text = src.get(f"lft-{guid}-{top // 64}.txt",
                        ['smpdump', str(sw['lid']), ATTR_LFT, str(top // 64)], must=False)
         data = bytes.fromhex(''.join(text.split())) if text else b''
         if len(data) < 64:
+            sw['top_unread'] = True
             unread.append(fab.name(guid))
             continue
         port = data[top % 64]
@@ -239,6 +248,8 @@ class Routes:
         if s['lid'] == dlid:
             return ('done',)
         port = s['lft'].get(dlid)
+        if port is None and dlid == s['top'] and s.get('top_unread'):
+            return ('drop', UNREAD)
         if port is None or port == 0xff:
             return ('drop', 'no entry')
         if port == 0:
@@ -415,7 +426,8 @@ class Walk:
                [('sw', g, g) for g in fab.switches]
         r = dict(pairs_bad=[])
         for pre in ('pairs', 'switch_pairs', 'from_switches'):
-            r[pre] = r[pre + '_unrouted'] = r[pre + '_looping'] = 0
+            r[pre] = r[pre + '_unrouted'] = r[pre + '_looping'] = r[pre + '_unjudged'] = 0
+        unjudged = set()
         taken = shortest = 0
         worst = None
         for dlid, tree in self.trees.items():
@@ -428,7 +440,10 @@ class Walk:
                        else 'switch_pairs')
                 r[pre] += 1
                 fate = tree[first] if first else (None, None, None, 'source not attached')
-                if fate[0] is None:
+                if fate[0] is None and fate[3] == UNREAD:
+                    r[pre + '_unjudged'] += 1
+                    unjudged.add(dlid)
+                elif fate[0] is None:
                     r[pre + ('_looping' if fate[3] == 'loop' else '_unrouted')] += 1
                     if skind == 'ca' and len(r['pairs_bad']) < LIST_MAX:
                         r['pairs_bad'].append(f"{fab.name(*s)} -> LID {dlid}: {fate[3]}")
@@ -440,6 +455,7 @@ class Walk:
         r['path_stretch'] = round(taken / shortest, 4) if shortest else (1.0 if taken == 0
                                                                           else None)
         r['path_stretch_max'] = round(worst, 3) if worst is not None else r['path_stretch']
+        r['lids_unjudged'] = sorted(unjudged)
         return r
 
     def routed_cas(self, tree, dlid):
@@ -518,6 +534,8 @@ def judge(fab, args, src):
                        'switch_pairs_unrouted', 'switch_pairs_looping') if rep[k]]
     if cycle and not args.allow_credit_loops:
         bad.append('credit_loops')
+    if rep['lft_top_unread'] and not args.quick:
+        bad.append('lft_top_unread')
     rep['ok'], rep['not_ok_because'] = not bad, bad
     for k in ('links_not_active', 'lids_missing', 'lids_duplicate', 'switches_without_lft',
               'lft_top_unread'):
@@ -554,7 +572,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--json', help='also write the report to this file')
     ap.add_argument('--quick', action='store_true',
-                    help='do not read the LinearFDBTop entry dump_fts leaves out')
+                    help='do not read the LinearFDBTop entry dump_fts leaves out: pairs to '
+                    'that LID are not judged (lids_unjudged, pairs_unjudged)')
     ap.add_argument('--vl', action='store_true',
                     help='credit loops per VL: SLs from PathRecords, SL2VL from the switches')
     ap.add_argument('--allow-credit-loops', action='store_true',

@@ -7,6 +7,8 @@
 # (b) its saved diags output with one LFT entry dropped, then with two switches sending one
 #     LID back and forth, then with a CA's LID 0 and another's LID taken twice: each is
 #     found (unrouted pair, looping pairs, LID faults), exit 1; no output at all: exit 2.
+#     The top LID's entry left out of dump_fts: with --quick its pairs are not judged (ok),
+#     without it not ok; a dropped entry is still found with --quick.
 # (c) a link taken down with no SM to repair it: unrouted pairs, exit 1.
 # (d) a 6x6 torus routed by min-hop alone, its verifier only warning, has credit loops (not ok;
 #     ok with --allow-credit-loops); routed by updn it has none.
@@ -126,6 +128,26 @@ links = re.sub(r"^(0x\w+\s+\"\s*pod3-edge1-host1\"\s+)\d+", r"\g<1>%d" % lid_of(
 "$PYTHON" "$REFEREE" --from "$T/lids" --json "$T/lids.json" >/dev/null && t_fail "LID faults judged ok"
 want lids 'not r["ok"] and r["lids_missing"] == ["pod2-edge1-host1 port 1"] and len(r["lids_duplicate"]) == 1' \
 	"a LID 0 and a LID held twice"
+# --quick does not read the LinearFDBTop entry dump_fts leaves out: the pairs to that LID are
+# not judged (neither routed nor unrouted); without --quick an unread top entry is wrong
+edit notop 'top = max(int(x, 16) for x in re.findall(r"^Unicast lids \[0x\w+-0x(\w+)\]", fts, re.M))
+fts = re.sub(r"^0x%04x \d+ :.*\n" % top, "", fts, flags=re.M)
+import glob, os
+for f in glob.glob(d + "/lft-*.txt"):
+    os.remove(f)
+open(d + "/top", "w").write(str(top))'
+NOTOP=$(cat "$T/notop/top")
+"$PYTHON" "$REFEREE" --quick --from "$T/notop" --json "$T/notop-quick.json" >/dev/null ||
+	t_fail "--quick: the top entry dump_fts leaves out judged not ok"
+want notop-quick "r['ok'] and r['lids_unjudged'] == [$NOTOP] and r['pairs_unjudged'] + r['switch_pairs_unjudged'] > 0 and r['pairs_unrouted'] == 0" \
+	"--quick: the pairs to LinearFDBTop ($NOTOP) are not judged, nothing unrouted"
+"$PYTHON" "$REFEREE" --from "$T/notop" --json "$T/notop.json" >/dev/null &&
+	t_fail "a top entry that could not be read judged ok"
+want notop 'not r["ok"] and r["not_ok_because"] == ["lft_top_unread"]' \
+	"without --quick an unread top entry is wrong"
+"$PYTHON" "$REFEREE" --quick --from "$T/drop" --json "$T/drop-quick.json" >/dev/null &&
+	t_fail "--quick: a dropped LFT entry judged ok"
+want drop-quick 'not r["ok"] and r["pairs_unrouted"] == 2' "--quick: a dropped entry still found"
 mkdir -p "$T/empty"
 rc=0
 "$PYTHON" "$REFEREE" --from "$T/empty" --json "$T/empty.json" >/dev/null || rc=$?
