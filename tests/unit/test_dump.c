@@ -439,6 +439,7 @@ START_TEST(t_after_sweep_alone)
 	d = dump_new();
 	/* no dump_files_dir: nothing, and no error */
 	ck_assert_int_eq(dump_after_sweep(d, &m, c, true), 0);
+	free(c->dump_files_dir);
 	c->dump_files_dir = strdup(dir);
 	c->dump_tables = true;
 	/* the first time: every file */
