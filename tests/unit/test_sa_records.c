@@ -29,10 +29,12 @@
 #include "pkeywrap.h"
 #include "policy/mcast.h"
 #include "policy/partition.h"
+#include "sa/sa.h"
 #include "saclient.h"
 #include "simenv.h"
 #include "sm/sm.h"
 #include "xport/rmpp.h"
+#include "xport/xport.h"
 
 
 #define NSWITCHES 5
@@ -968,6 +970,91 @@ START_TEST(t_sweeps)
 }
 END_TEST
 
+/* --- the SA alone: a tiny model, a transport whose backend keeps what is sent, no sweep --- */
+
+static uint8_t sent_mad[IBSM_MAD_SIZE];
+static size_t sent_n;
+
+static int keep_send(void *ctx, const uint8_t *mad, size_t len, const struct ibsm_mad_addr *to,
+		     unsigned timeout_ms)
+{
+	(void)ctx;
+	(void)to;
+	(void)timeout_ms;
+	memcpy(sent_mad, mad, MIN(len, sizeof(sent_mad)));
+	sent_n++;
+	return 0;
+}
+
+/* ask the SA a NodeRecord query from LID 2; the answer's status (0xffff: no answer) */
+static uint16_t ask_alone(struct ibsm_xport *x, struct event_base *base, uint8_t method,
+			  uint64_t comp_mask, const uint8_t *rec)
+{
+	struct sa_request q = {.method = method, .attr = IBSM_SA_ATTR_NODE_RECORD,
+			       .sm_key = 0, .comp_mask = comp_mask, .rec = rec,
+			       .rec_len = rec ? IBSM_SA_NR_SIZE : 0};
+	struct ibsm_mad_addr from = {.lid = 2, .qpn = 1, .qkey = 0x80010000};
+	uint8_t mad[IBSM_MAD_SIZE];
+	struct ibsm_mad_hdr h;
+	size_t before = sent_n;
+	int i;
+
+	sa_mad_build(mad, &q, 0x77000000 + before);
+	xport_input(x, mad, sizeof(mad), &from, 0);
+	for (i = 0; i < 10 && sent_n == before; i++)
+		event_base_loop(base, EVLOOP_NONBLOCK);
+	if (sent_n == before || mad_hdr_decode(sent_mad, sizeof(sent_mad), &h) < 0)
+		return 0xffff;
+	return h.status;
+}
+
+START_TEST(t_sa_without_sm)
+{
+	static const struct ibsm_xport_backend be = {.send = keep_send};
+	struct ibsm_sm *sm = calloc(1, sizeof(*sm)); /* only what the SA reads */
+	struct ibsm_nodeinfo ni = {.node_type = IBSM_NODE_CA, .num_ports = 1, .node_guid = 0x200,
+				   .port_guid = 0x201, .local_port = 1};
+	uint8_t rec[IBSM_SA_NR_SIZE] = {0};
+	struct ibsm_nodeinfo got;
+	struct ibsm_node *ca;
+	uint16_t lid;
+	char desc[65];
+
+	sm->base = event_base_new();
+	sm->conf = conf_new();
+	fabric_init(&sm->fabric);
+	fabric_new_gen(&sm->fabric);
+	ca = fabric_node_get(&sm->fabric, &ni, &(bool){false});
+	ca->ports[1].have_pi = true;
+	ca->ports[1].gen = sm->fabric.gen;
+	ca->ports[1].pi.port_state = IBSM_PORT_ACTIVE;
+	fabric_port_set_guid(&sm->fabric, &ca->ports[1], 0x201);
+	ca->ports[1].lid = ca->ports[1].pi.lid = 2;
+	sm->sm_lid = 2;
+	sm->parts = pkey_new(&sm->fabric, &sm->conf, 0x201);
+	sm->xport = xport_new(sm->base, &be, NULL, 4, 1000, 0);
+	sa_del(NULL);
+	sm->sa = sa_new(sm);
+	/* every NodeRecord: the one CA, in one MAD */
+	ck_assert_uint_eq(ask_alone(sm->xport, sm->base, IBSM_METHOD_GET_TABLE, 0, NULL), 0);
+	sa_node_record_decode(sent_mad + IBSM_SA_DATA_OFF, &lid, &got, desc);
+	ck_assert_uint_eq(lid, 2);
+	ck_assert_uint_eq(got.node_guid, 0x200);
+	ck_assert_uint_eq(got.port_guid, 0x201);
+	/* bad input: a Get of a LID nobody holds is answered "no records", not dropped */
+	sa_node_record_encode(rec, 9, &ni, "");
+	ck_assert_uint_ne(ask_alone(sm->xport, sm->base, IBSM_METHOD_GET, 1, rec), 0);
+	ck_assert_uint_ne(ask_alone(sm->xport, sm->base, IBSM_METHOD_GET, 1, rec), 0xffff);
+	sa_del(sm->sa);
+	xport_del(sm->xport);
+	pkey_del(sm->parts);
+	fabric_fini(&sm->fabric);
+	conf_del(sm->conf);
+	event_base_free(sm->base);
+	free(sm);
+}
+END_TEST
+
 CHECK_MAIN_TESTS("sa_records", 60, t_node_records, t_portinfo_records, t_link_records,
 		 t_switch_records, t_sminfo_guidinfo_records, t_pkey_qos_records, t_partitions,
-		 t_lmc_ranges, t_sweeps)
+		 t_lmc_ranges, t_sweeps, t_sa_without_sm)
