@@ -12,8 +12,12 @@
 #include <event2/thread.h>
 
 #include "check_main.h"
+#include "conf/conf.h"
 #include "core/log.h"
+#include "core/util.h"
+#include "model/fabric.h"
 #include "model/topo.h"
+#include "policy/partition.h"
 #include "simenv.h"
 #include "xport/xport.h"
 
@@ -153,4 +157,29 @@ void simenv_write_file(const char *path, const char *text)
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_ge(fputs(text, f), 0);
 	ck_assert_int_eq(fclose(f), 0);
+}
+
+struct ibsm_sm *simenv_stub_sm(uint64_t guid)
+{
+	struct ibsm_nodeinfo ni = {.node_type = IBSM_NODE_CA, .num_ports = 1, .node_guid = guid,
+				   .port_guid = guid + 1, .local_port = 1};
+	struct ibsm_sm *sm = xcalloc(1, sizeof(*sm));
+	struct ibsm_node *ca;
+
+	sm->base = event_base_new();
+	sm->conf = conf_new();
+	fabric_init(&sm->fabric);
+	fabric_new_gen(&sm->fabric);
+	ca = fabric_node_get(&sm->fabric, &ni, &(bool){false});
+	fabric_port_set_guid(&sm->fabric, &ca->ports[1], guid + 1);
+	return sm;
+}
+
+void simenv_stub_sm_del(struct ibsm_sm *sm)
+{
+	pkey_del(sm->parts);
+	fabric_fini(&sm->fabric);
+	conf_del(sm->conf);
+	event_base_free(sm->base);
+	free(sm);
 }

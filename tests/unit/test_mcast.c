@@ -1089,7 +1089,7 @@ static struct mcast_req tiny_req(const struct ibsm_port *p, uint8_t last, uint8_
 
 START_TEST(t_groups_without_sm)
 {
-	struct ibsm_sm *sm = calloc(1, sizeof(*sm)); /* only what the group table reads */
+	struct ibsm_sm *sm = simenv_stub_sm(0x200); /* only what the group table reads */
 	struct ibsm_mcmember_rec out;
 	struct mcast_group_view gv;
 	struct mcast_member_view mv;
@@ -1098,16 +1098,7 @@ START_TEST(t_groups_without_sm)
 	struct ibsm_mcast *m;
 	size_t pos = 0;
 
-	sm->base = event_base_new();
-	sm->conf = conf_new();
-	fabric_init(&sm->fabric);
-	fabric_new_gen(&sm->fabric);
-	ca = fabric_node_get(&sm->fabric,
-			     &(struct ibsm_nodeinfo){.node_type = IBSM_NODE_CA, .num_ports = 1,
-						     .node_guid = 0x200, .port_guid = 0x201,
-						     .local_port = 1},
-			     &(bool){false});
-	fabric_port_set_guid(&sm->fabric, &ca->ports[1], 0x201);
+	ca = fabric_node_find(&sm->fabric, 0x200);
 	sm->parts = pkey_new(&sm->fabric, &sm->conf, 0);
 	mcast_del(NULL);
 	m = sm->mcast = mcast_new(sm);
@@ -1137,11 +1128,7 @@ START_TEST(t_groups_without_sm)
 	ck_assert_uint_eq(out.mlid, IBSM_MLID_BASE);
 	ck_assert_uint_eq(mcast_mlids_in_use(m), 2);
 	mcast_del(m);
-	pkey_del(sm->parts);
-	fabric_fini(&sm->fabric);
-	conf_del(sm->conf);
-	event_base_free(sm->base);
-	free(sm);
+	simenv_stub_sm_del(sm);
 }
 END_TEST
 

@@ -1011,7 +1011,7 @@ static uint16_t ask_alone(struct ibsm_xport *x, struct event_base *base, uint8_t
 START_TEST(t_sa_without_sm)
 {
 	static const struct ibsm_xport_backend be = {.send = keep_send};
-	struct ibsm_sm *sm = calloc(1, sizeof(*sm)); /* only what the SA reads */
+	struct ibsm_sm *sm = simenv_stub_sm(0x200); /* only what the SA reads */
 	struct ibsm_nodeinfo ni = {.node_type = IBSM_NODE_CA, .num_ports = 1, .node_guid = 0x200,
 				   .port_guid = 0x201, .local_port = 1};
 	uint8_t rec[IBSM_SA_NR_SIZE] = {0};
@@ -1020,15 +1020,10 @@ START_TEST(t_sa_without_sm)
 	uint16_t lid;
 	char desc[65];
 
-	sm->base = event_base_new();
-	sm->conf = conf_new();
-	fabric_init(&sm->fabric);
-	fabric_new_gen(&sm->fabric);
-	ca = fabric_node_get(&sm->fabric, &ni, &(bool){false});
+	ca = fabric_node_find(&sm->fabric, 0x200);
 	ca->ports[1].have_pi = true;
 	ca->ports[1].gen = sm->fabric.gen;
 	ca->ports[1].pi.port_state = IBSM_PORT_ACTIVE;
-	fabric_port_set_guid(&sm->fabric, &ca->ports[1], 0x201);
 	ca->ports[1].lid = ca->ports[1].pi.lid = 2;
 	sm->sm_lid = 2;
 	sm->parts = pkey_new(&sm->fabric, &sm->conf, 0x201);
@@ -1047,11 +1042,7 @@ START_TEST(t_sa_without_sm)
 	ck_assert_uint_ne(ask_alone(sm->xport, sm->base, IBSM_METHOD_GET, 1, rec), 0xffff);
 	sa_del(sm->sa);
 	xport_del(sm->xport);
-	pkey_del(sm->parts);
-	fabric_fini(&sm->fabric);
-	conf_del(sm->conf);
-	event_base_free(sm->base);
-	free(sm);
+	simenv_stub_sm_del(sm);
 }
 END_TEST
 
