@@ -11,6 +11,8 @@
 
 struct ibsm_sm;
 struct ibsm_sa;
+struct ibsm_conf;
+struct ibsm_cpi;
 
 #define IBSM_SA_QKEY 0x80010000u
 
@@ -23,6 +25,8 @@ struct ibsm_sa;
 struct ibsm_sa *sa_new(struct ibsm_sm *sm);
 /* unregister the handler and free the state; NULL is ignored */
 void sa_del(struct ibsm_sa *sa);
+/* the ClassPortInfo the SA answers under configuration c */
+void sa_classportinfo(const struct ibsm_conf *c, struct ibsm_cpi *out);
 
 /* --- inform.c: subscriptions and Reports --- */
 /* a ReportResp arrived */
