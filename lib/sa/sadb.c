@@ -2,8 +2,8 @@
  * sadb.c: the SA database file, in OpenSM's opensm-sa.dump format, so
  * that multicast groups and ServiceRecords survive a restart of ibsmd
  * (sa_db_dump writes it after each heavy sweep into dump_files_dir,
- * sa_db_file names the file read once, after the first heavy sweep as
- * master, when the ports the members name are known) and a file written by
+ * sa_db_file names the file read once, after the first heavy sweep that
+ * brings the subnet up as master, when the members' ports are known) and a file written by
  * OpenSM loads into ibsmd and back.
  *
  * One record a line, blank lines between them, as OpenSM writes them:
@@ -399,7 +399,8 @@ void sa_db_after_sweep(struct ibsm_sm *sm)
 
 	if (!sm->sa || sm->state != IBSM_SM_MASTER)
 		return;
-	if (!sm->sa->db_loaded) {
+	/* once the subnet is up: the MLIDs the switches take are known by then */
+	if (!sm->sa->db_loaded && sm->subnet_up) {
 		sm->sa->db_loaded = true;
 		if (c->sa_db_file && c->sa_db_file[0] && strcmp(c->sa_db_file, "(null)")) {
 			err = sa_db_load(sm, c->sa_db_file);
