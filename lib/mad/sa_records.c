@@ -761,3 +761,35 @@ void sa_sminfo_record_decode(const uint8_t *rec, uint16_t *lid, struct ibsm_smin
 	unembed(rec, lid, a, SMINFO_BYTES);
 	sminfo_decode(a, s);
 }
+
+/* --- ClassPortInfo --- */
+
+void sa_classportinfo_encode(uint8_t *out, const struct ibsm_cpi *c)
+{
+	const struct sa_record_desc *d = &cpi_desc;
+
+	memset(out, 0, d->size);
+	sa_set(d, out, IBSM_CPI_BASE_VERSION, 1);
+	sa_set(d, out, IBSM_CPI_CLASS_VERSION, IBSM_SA_CLASS_VERSION);
+	sa_set(d, out, IBSM_CPI_CAP_MASK, c->cap_mask);
+	sa_set(d, out, IBSM_CPI_CAP_MASK2, c->cap_mask2 & 0x7ffffffu);
+	sa_set(d, out, IBSM_CPI_RESP_TIME, c->resp_time & 0x1fu);
+	sa_set(d, out, IBSM_CPI_REDIR_QP, c->redir_qp & 0xffffffu);
+	sa_set(d, out, IBSM_CPI_REDIR_QKEY, c->redir_qkey);
+	sa_set(d, out, IBSM_CPI_TRAP_QP, c->trap_qp & 0xffffffu);
+	sa_set(d, out, IBSM_CPI_TRAP_QKEY, c->trap_qkey);
+}
+
+uint8_t sa_resp_time_value(unsigned ms)
+{
+	uint8_t v;
+
+	/* 4.096 us * 2^v in ms, truncated as OpenSM's table has it: 2^(v-8) * 1.048576 */
+	for (v = 8; v < 31; v++) {
+		uint64_t limit = ((uint64_t)4096 << v) / 1000000u;
+
+		if (ms <= limit)
+			break;
+	}
+	return v;
+}

@@ -325,6 +325,42 @@ enum ibsm_cpi_comp {
 	IBSM_CPI_TRAP_HL, IBSM_CPI_TRAP_QP, IBSM_CPI_TRAP_QKEY, IBSM_CPI_NCOMP
 };
 
+/* ClassPortInfo:CapabilityMask of the SA (13.4.8.1 Table 117, 15.2.1.1 Table 186) */
+#define IBSM_CPI_CAP_TRAP             (1u << 0)  /* IsTrapSupported: the SA sends Trap() */
+#define IBSM_CPI_CAP_NOTICE           (1u << 1)  /* IsNoticeSupported: Set(InformInfo) */
+#define IBSM_CPI_CAP_OPT_RECS         (1u << 8)  /* IsAllOptionalRecordsSupported */
+#define IBSM_CPI_CAP_UD_MCAST         (1u << 9)  /* IsUDMulticastSupported */
+#define IBSM_CPI_CAP_MULTIPATH        (1u << 10) /* IsMultiPathSupported */
+#define IBSM_CPI_CAP_REINIT           (1u << 11) /* IsReinitSupported */
+#define IBSM_CPI_CAP_PI_CAPMASK_MATCH (1u << 13) /* IsPortInfoCapMaskMatchSupported */
+/* ClassPortInfo:CapabilityMask2 of the SA (27 bits; OpenSM's numbering) */
+#define IBSM_CPI_CAP2_QOS             (1u << 1)  /* QoS-aware PathRecords */
+#define IBSM_CPI_CAP2_REVERSE_PKEY    (1u << 2)  /* reversible-path P_Keys */
+#define IBSM_CPI_CAP2_MCAST_TOP       (1u << 3)  /* IsMulticastFDBTopSupported */
+#define IBSM_CPI_CAP2_HIERARCHY       (1u << 4)  /* HierarchyInfo */
+#define IBSM_CPI_CAP2_ALIAS_GUIDS     (1u << 5)  /* GUIDInfoRecord Set/Delete of alias GUIDs */
+#define IBSM_CPI_CAP2_FULL_PIR        (1u << 6)  /* PortInfoRecords as the port holds them */
+#define IBSM_CPI_CAP2_EXT_SPEEDS      (1u << 7)  /* LinkSpeedExt in PortInfoRecords and paths */
+#define IBSM_CPI_CAP2_MCAST_SVC_RECS  (1u << 8)  /* ServiceRecords with a multicast GID */
+#define IBSM_CPI_CAP2_PI_CAPMASK2     (1u << 10) /* CapabilityMask2 match (attr. mod. bit 31) */
+#define IBSM_CPI_CAP2_SENDONLY_FULL   (1u << 12) /* SendOnlyFullMember joins */
+#define IBSM_CPI_CAP2_WIDTH_2X        (1u << 13) /* 2x link widths */
+#define IBSM_CPI_CAP2_SPEED_HDR       (1u << 15) /* HDR link speed */
+
+/* the ClassPortInfo fields an SA answers with */
+struct ibsm_cpi {
+	uint16_t cap_mask;
+	uint32_t cap_mask2; /* 27 bits */
+	uint8_t resp_time;  /* RespTimeValue: 4.096 us * 2^value */
+	uint32_t redir_qp, redir_qkey;
+	uint32_t trap_qp, trap_qkey;
+};
+/* ClassPortInfo's 72 bytes (BaseVersion 1, ClassVersion 2) from c */
+void sa_classportinfo_encode(uint8_t *out, const struct ibsm_cpi *c);
+/* the RespTimeValue of a response time of ms milliseconds, as OpenSM rounds it
+ * (the smallest 4.096 us * 2^v, v >= 8, not below ms; 31 at most) */
+uint8_t sa_resp_time_value(unsigned ms);
+
 /* --- typed records: encode writes all d->size bytes, decode reads them --- */
 
 struct ibsm_path_rec {

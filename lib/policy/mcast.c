@@ -1486,6 +1486,67 @@ void mcast_sweep_done(struct ibsm_sm *sm, bool heavy)
 		pass_schedule(m);
 }
 
+/* --- restoring the SA database (sa/sadb.c) --- */
+
+uint16_t mcast_restore_group(struct ibsm_mcast *m, const struct ibsm_mcmember_rec *rec,
+			     bool well_known)
+{
+	struct mc_group *g = group_find(m, rec->mgid);
+	char b[40];
+
+	if (g)
+		return g->rec.mlid == rec->mlid ? g->rec.mlid : 0;
+	/* as OpenSM's load_mcgroup: the group keeps its MLID or is not restored */
+	if (rec->mlid < IBSM_MLID_BASE || rec->mlid > m->mlid_max ||
+	    m->by_mlid[rec->mlid - IBSM_MLID_BASE])
+		return 0;
+	g = group_new(m, rec);
+	if (!g)
+		return 0;
+	g->well_known = well_known;
+	row_mark(m, g->rec.mlid);
+	log_debug("multicast group %s restored, mlid 0x%04x", gid_str(g->rec.mgid, b), g->rec.mlid);
+	return g->rec.mlid;
+}
+
+bool mcast_restore_member(struct ibsm_mcast *m, uint16_t mlid, const uint8_t port_gid[16],
+			  uint8_t join_state, bool proxy)
+{
+	uint64_t guid = bits_get(port_gid + 8, 0, 64);
+	struct mc_group *g;
+	struct mc_member *mb;
+
+	if (mlid < IBSM_MLID_BASE || mlid > IBSM_MLID_MAX || !(join_state & 0xf))
+		return false;
+	g = m->by_mlid[mlid - IBSM_MLID_BASE];
+	if (!g || !fabric_port_find(&m->sm->fabric, guid))
+		return false;
+	if (u64map_get(&g->members, guid))
+		return true;
+	mb = xcalloc(1, sizeof(*mb));
+	mb->guid = guid;
+	memcpy(mb->gid, port_gid, 16);
+	mb->join_state = join_state & 0xf;
+	mb->proxy = proxy;
+	u64map_put(&g->members, guid, mb);
+	if (mb->join_state & IBSM_JOIN_FULL)
+		g->full++;
+	row_mark(m, mlid);
+	return true;
+}
+
+void mcast_restore_done(struct ibsm_mcast *m, uint16_t mlid)
+{
+	struct mc_group *g;
+
+	if (mlid < IBSM_MLID_BASE || mlid > IBSM_MLID_MAX)
+		return;
+	g = m->by_mlid[mlid - IBSM_MLID_BASE];
+	/* as OpenSM: a group no full member came back to is closed, unless well known */
+	if (g && !g->full && !g->well_known)
+		group_del(m, g);
+}
+
 /* --- views --- */
 
 static void group_view(const struct mc_group *g, struct mcast_group_view *gv)

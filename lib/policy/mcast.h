@@ -88,6 +88,19 @@ bool mcast_member_next(const struct ibsm_mcast *m, uint16_t mlid, size_t *pos,
 bool mcast_member_find(const struct ibsm_mcast *m, uint16_t mlid, uint64_t port_guid,
 		       struct mcast_member_view *mv);
 
+/*
+ * Restoring the SA database (sa_db_file): a group as dumped, on its MLID
+ * (0 when the MLID is taken by another group or beyond the switches' caps;
+ * the MLID when the group is there already); its members, whose ports must
+ * be in the fabric; then mcast_restore_done closes it when no full member
+ * came back and it is not well known (as OpenSM's loader). No traps.
+ */
+uint16_t mcast_restore_group(struct ibsm_mcast *m, const struct ibsm_mcmember_rec *rec,
+			     bool well_known);
+bool mcast_restore_member(struct ibsm_mcast *m, uint16_t mlid, const uint8_t port_gid[16],
+			  uint8_t join_state, bool proxy);
+void mcast_restore_done(struct ibsm_mcast *m, uint16_t mlid);
+
 /* the port mask of MLID on a switch, as programmed (16 bits per position); false if none */
 bool mcast_mft_entry(const struct ibsm_mcast *m, const struct ibsm_node *sw, uint16_t mlid,
 		     uint16_t *mask, unsigned position);

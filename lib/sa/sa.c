@@ -18,6 +18,7 @@
 
 #include "core/log.h"
 #include "core/util.h"
+#include "conf/conf.h"
 #include "mad/bits.h"
 #include "mad/sa_wire.h"
 #include "mad/smp.h"
@@ -174,22 +175,47 @@ static void filter(const struct sa_req *q, struct sa_resp *r)
 	r->n = k;
 }
 
+/*
+ * What ibsmd's SA supports, as OpenSM's osm_sa_class_port_info.c tells it
+ * (CapabilityMask 0x2602, CapabilityMask2 0xB5E8 with its defaults), less
+ * what ibsmd does not do: no Trap() from the SA, no optional records
+ * beyond those served, no reinit; no alias GUIDs through GUIDInfoRecord
+ * Set/Delete (cap2 bit 5), no ServiceRecords for multicast GIDs (bit 8:
+ * service.c wants the requester's own GID), no QoS (bit 1).
+ */
+void sa_classportinfo(const struct ibsm_conf *c, struct ibsm_cpi *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->cap_mask = IBSM_CPI_CAP_NOTICE | IBSM_CPI_CAP_MULTIPATH |
+			IBSM_CPI_CAP_PI_CAPMASK_MATCH;
+	if (!c->disable_multicast)
+		out->cap_mask |= IBSM_CPI_CAP_UD_MCAST;
+	out->cap_mask2 = IBSM_CPI_CAP2_FULL_PIR | IBSM_CPI_CAP2_EXT_SPEEDS |
+			 IBSM_CPI_CAP2_PI_CAPMASK2 | IBSM_CPI_CAP2_SENDONLY_FULL |
+			 IBSM_CPI_CAP2_WIDTH_2X | IBSM_CPI_CAP2_SPEED_HDR;
+	if (c->use_mfttop)
+		out->cap_mask2 |= IBSM_CPI_CAP2_MCAST_TOP;
+	/* how long a client should wait for an answer: OpenSM's choice */
+	out->resp_time = sa_resp_time_value((unsigned)c->transaction_timeout);
+	/* no redirection: QP1 and its well-known Q_Key; Reports go out from QP1 too */
+	out->redir_qp = 1;
+	out->redir_qkey = IBSM_SA_QKEY;
+	out->trap_qkey = IBSM_SA_QKEY;
+}
+
 static void answer_classportinfo(struct ibsm_sm *sm, struct sa_req *q)
 {
-	uint8_t mad[IBSM_MAD_SIZE], *d = mad + IBSM_SA_DATA_OFF;
+	uint8_t mad[IBSM_MAD_SIZE];
+	struct ibsm_cpi cpi;
 
 	if (q->h.method != IBSM_METHOD_GET) {
 		send_status(sm, q, IBSM_STATUS_METHOD_ATTR_UNSUPP);
 		return;
 	}
 	response_header(q, mad, IBSM_METHOD_GET_RESP, 0, 0);
-	memset(d, 0, IBSM_SA_DATA_SIZE);
-	d[0] = 1;                   /* BaseVersion */
-	d[1] = IBSM_SA_CLASS_VERSION;
-	/* CapabilityMask: traps, notices and optional records supported */
-	bits_set(d, 16, 16, 0x0002 | 0x0200 | 0x0400);
-	/* CapabilityMask2 (27 bits) 0, RespTimeValue (5 bits) */
-	bits_set(d, 59, 5, (uint64_t)MIN(sm->conf->subnet_timeout, 31));
+	memset(mad + IBSM_SA_DATA_OFF, 0, IBSM_SA_DATA_SIZE);
+	sa_classportinfo(sm->conf, &cpi);
+	sa_classportinfo_encode(mad + IBSM_SA_DATA_OFF, &cpi);
 	send_mad(sm, q, mad, sizeof(mad));
 }
 

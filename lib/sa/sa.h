@@ -6,11 +6,14 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "xport/xport.h"
 
 struct ibsm_sm;
 struct ibsm_sa;
+struct ibsm_conf;
+struct ibsm_cpi;
 
 #define IBSM_SA_QKEY 0x80010000u
 
@@ -23,6 +26,20 @@ struct ibsm_sa;
 struct ibsm_sa *sa_new(struct ibsm_sm *sm);
 /* unregister the handler and free the state; NULL is ignored */
 void sa_del(struct ibsm_sa *sa);
+/* the ClassPortInfo the SA answers under configuration c */
+void sa_classportinfo(const struct ibsm_conf *c, struct ibsm_cpi *out);
+
+/* --- sadb.c: the SA database file (OpenSM's opensm-sa.dump format) --- */
+/* multicast groups with their members and ServiceRecords, written to f */
+int sa_db_write(const struct ibsm_sm *sm, FILE *f);
+/* the same, to path atomically (temporary file, fsync, rename) */
+int sa_db_dump(const struct ibsm_sm *sm, const char *path);
+/* restore groups, members (ports in the fabric) and services from path: lines that do
+ * not parse are warned about as path:line and skipped; the number of them, or -errno */
+int sa_db_load(struct ibsm_sm *sm, const char *path);
+/* after a heavy sweep as master: sa_db_file read the first time, then the dump written
+ * to dump_files_dir when sa_db_dump is set */
+void sa_db_after_sweep(struct ibsm_sm *sm);
 
 /* --- inform.c: subscriptions and Reports --- */
 /* a ReportResp arrived */

@@ -37,12 +37,20 @@ struct ibsm_sa {
 	struct sa_services *services;  /* ServiceRecords (service.c) */
 	struct sa_informs *informs;    /* InformInfo subscriptions (inform.c) */
 	struct sa_view_state *view;    /* LID index, sweep generations (view.c), made on use */
+	bool db_loaded;                /* sa_db_file was read (sadb.c), or there was none */
 	struct ibsm_sa_stats stats;
 };
 
 /* service.c: the ServiceRecord store of sm's SA */
 struct sa_services *sa_service_new(struct ibsm_sm *sm);
 void sa_service_del(struct sa_services *st);
+/* each record, in registration order, with the seconds of lease left (0xffffffff: forever) */
+void sa_service_each(const struct sa_services *st,
+		     void (*fn)(void *arg, const struct ibsm_service_rec *rec, uint32_t left),
+		     void *arg);
+/* a record from the SA database, to live left more seconds; a record with its RID
+ * already there is kept as it is; -EINVAL (no GUID, no time left), -ENOSPC (limits) */
+int sa_service_restore(struct sa_services *st, const struct ibsm_service_rec *rec, uint32_t left);
 /* inform.c: the InformInfo subscriptions and Reports of sm's SA */
 struct sa_informs *sa_inform_new(struct ibsm_sm *sm);
 void sa_inform_del(struct sa_informs *st);

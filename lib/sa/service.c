@@ -29,6 +29,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -331,6 +332,35 @@ static void svc_get(struct sa_req *q, struct sa_resp *r)
 			continue;
 		svc_answer(r, s, by_key || q->trusted ? s->rec.key : NULL);
 	}
+}
+
+void sa_service_each(const struct sa_services *st,
+		     void (*fn)(void *arg, const struct ibsm_service_rec *rec, uint32_t left),
+		     void *arg)
+{
+	const struct svc *s;
+
+	TAILQ_FOREACH(s, &st->list, entry)
+		fn(arg, &s->rec, lease_left(s));
+}
+
+int sa_service_restore(struct sa_services *st, const struct ibsm_service_rec *rec, uint32_t left)
+{
+	struct ibsm_service_rec tmp = *rec;
+	uint64_t guid = gid_guid(rec->gid);
+	struct svc *s;
+
+	if (!guid || !left)
+		return -EINVAL;
+	if (svc_find(st, rec))
+		return 0; /* as OpenSM's loader: the record there wins */
+	if (st->n >= SVC_MAX || port_count(st, guid) >= SVC_MAX_PER_PORT)
+		return -ENOSPC;
+	/* the lease runs for what was left of it; the record keeps the lease asked for */
+	tmp.lease = left;
+	s = svc_new(st, &tmp);
+	s->rec.lease = rec->lease;
+	return 0;
 }
 
 SA_FAMILY(sa_family_service, IBSM_SA_ATTR_SERVICE_RECORD,

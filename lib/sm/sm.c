@@ -82,6 +82,7 @@ void sm_save_after_sweep(struct ibsm_sm *sm, const struct ibsm_sweep_result *res
 	err = mkey_save(sm->mkeys);
 	if (err < 0)
 		log_warnx("cannot save guid2mkey: %s", strerror(-err));
+	sa_db_after_sweep(sm);
 	/* OpenSM's dump files, for tools made for OpenSM; never fatal */
 	dump_after_sweep(sm->dump, &(struct dump_model){&sm->fabric, sm->sm_lid, sm->max_lid},
 			 sm->conf,

@@ -24,6 +24,7 @@
 #include "model/topofile.h"
 #include "policy/mcast.h"
 #include "policy/partition.h"
+#include "sa/sa.h"
 #include "saclient.h"
 #include "simenv.h"
 #include "sm/sm.h"
@@ -1132,8 +1133,199 @@ START_TEST(t_groups_without_sm)
 }
 END_TEST
 
+/* --- the SA database file (sa/sadb.c) and disable_multicast --- */
+
+/* a configuration for start() with key=value pairs set (NULL-terminated), its dir made */
+static struct ibsm_conf *conf_with(char *dir, size_t size, const char *const *kv)
+{
+	struct ibsm_conf *c;
+	char err[256];
+
+	ck_assert_ptr_nonnull(check_mkdtemp(dir, size, "ibsmd-sadb"));
+	c = simenv_conf(dir);
+	for (; kv && kv[0]; kv += 2)
+		ck_assert_msg(conf_set(c, kv[0], kv[1], CONF_FROM_SET, 0, err, sizeof(err)) == 0,
+			      "%s", err);
+	return c;
+}
+
+static const char svc_line[] =
+	"Service Record: id=0x0000000000001234 gid=0xfe80000000000000:0x%016llx pkey=0xffff"
+	" lease=0xffffffff key=0x0000000000000000:0x0000000000000000 name='test svc'"
+	" data8=0x0102030405060708:0x090a0b0c0d0e0f10 data16=0x0001000200030004:0x0005000600070008"
+	" data32=0x0000000a0000000b:0x0000000c0000000d data64=0x0000000000000011:0x0000000000000022"
+	" modified_time=0x0 lease_period=0xffffffff\n\n";
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = calloc(1, 1 << 16);
+	size_t n;
+
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, (1 << 16) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/*
+ * Groups with full, non, send-only-full members and a ServiceRecord are
+ * dumped (sa_db_dump, OpenSM's format), and a new SM with sa_db_file
+ * pointing at the dump has them back after its first sweep, on the same
+ * MLIDs, with MFTs that reach every receiver; its own sa_db_dump writes
+ * the same groups again.
+ */
+START_TEST(t_sa_db_restart)
+{
+	char dir1[256], dir2[256], path[300], line[600], *a, *b;
+	uint8_t mgid1[16], mgid2[16], js[NHOSTS] = {0};
+	struct ibsm_mcmember_rec out;
+	struct mcast_member_view mv;
+	struct simenv e;
+	uint16_t mlid1, mlid2;
+
+	start(&e, conf_with(dir1, sizeof(dir1), NULL));
+	mgid_make(mgid1, 11);
+	mgid_make(mgid2, 12);
+	ck_assert_uint_eq(join(&e, 2, mgid1, 2, IBSM_JOIN_FULL, CREATE_COMP, &out), 0);
+	mlid1 = out.mlid;
+	ck_assert_uint_eq(join(&e, 1, mgid1, 1, IBSM_JOIN_FULL, JOIN_COMP, NULL), 0);
+	ck_assert_uint_eq(join(&e, 5, mgid1, 5, IBSM_JOIN_NON, JOIN_COMP, NULL), 0);
+	ck_assert_uint_eq(join(&e, 6, mgid1, 6, IBSM_JOIN_SENDONLY_FULL, JOIN_COMP, NULL), 0);
+	js[2] = js[1] = IBSM_JOIN_FULL;
+	js[5] = IBSM_JOIN_NON;
+	js[6] = IBSM_JOIN_SENDONLY_FULL;
+	ck_assert_uint_eq(join(&e, 0, mgid2, 0, IBSM_JOIN_FULL, CREATE_COMP, &out), 0);
+	mlid2 = out.mlid;
+	snprintf(line, sizeof(line), svc_line, (unsigned long long)guid_of(&e, 3));
+	snprintf(path, sizeof(path), "%s/svc.dump", dir1);
+	write_file(path, line);
+	ck_assert_int_eq(sa_db_load(e.sm, path), 0);
+	snprintf(path, sizeof(path), "%s/opensm-sa.dump", dir1);
+	ck_assert_int_eq(sa_db_dump(e.sm, path), 0);
+	simenv_fini(&e);
+	a = slurp(path);
+	ck_assert_ptr_nonnull(strstr(a, "MC Group 0xc000 (well known): mgid=0xff12401bffff0000:"));
+	ck_assert_ptr_nonnull(strstr(a, "Service Record: id=0x0000000000001234"));
+	ck_assert_ptr_nonnull(strstr(a, "name='test svc' data8=0x0102030405060708:"));
+
+	/* the restart */
+	start(&e, conf_with(dir2, sizeof(dir2),
+			    (const char *const[]){"sa_db_file", path, "sa_db_dump", "TRUE",
+						  "dump_files_dir", dir2, NULL}));
+	ck_assert_uint_eq(mcast_groups(e.sm->mcast), 3);
+	ck_assert(mcast_member_find(e.sm->mcast, mlid1, guid_of(&e, 2), &mv));
+	ck_assert_uint_eq(mv.join_state, IBSM_JOIN_FULL);
+	ck_assert(mcast_member_find(e.sm->mcast, mlid1, guid_of(&e, 5), &mv));
+	ck_assert_uint_eq(mv.join_state, IBSM_JOIN_NON);
+	ck_assert(mcast_member_find(e.sm->mcast, mlid1, guid_of(&e, 6), &mv));
+	ck_assert_uint_eq(mv.join_state, IBSM_JOIN_SENDONLY_FULL);
+	ck_assert(mcast_member_find(e.sm->mcast, mlid2, guid_of(&e, 0), &mv));
+	settle(&e);
+	check_tree(&e, mlid1, js);
+	/* a join to the restored group is a join, not a create */
+	ck_assert_uint_eq(join(&e, 4, mgid1, 4, IBSM_JOIN_FULL, JOIN_COMP, &out), 0);
+	ck_assert_uint_eq(out.mlid, mlid1);
+	ck_assert_uint_eq(leave(&e, 4, mgid1, 4, IBSM_JOIN_FULL, NULL), 0);
+	/* the next sweep's dump holds the same (but the service's times) */
+	sm_request_sweep(e.sm, true, "test");
+	simenv_run_heavy(&e, e.heavy_done + 1);
+	snprintf(path, sizeof(path), "%s/opensm-sa.dump", dir2);
+	b = slurp(path);
+	*strstr(a, " modified_time=") = '\0';
+	*strstr(b, " modified_time=") = '\0';
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	simenv_fini(&e);
+	check_rmtree(dir1);
+	check_rmtree(dir2);
+}
+END_TEST
+
+/*
+ * A damaged file: each bad line is counted (and warned about as
+ * file:line), the rest loads: garbage, a truncated group line, a bad hex
+ * value, a line too long, an expired service; a member whose port is not
+ * in the fabric and one before any group are left out quietly.
+ */
+START_TEST(t_sa_db_bad_lines)
+{
+	char dir[256], path[300], text[8192], *p;
+	struct mcast_member_view mv;
+	struct simenv e;
+	start(&e, conf_with(dir, sizeof(dir), NULL));
+	p = text;
+	p += sprintf(p, "# comment\n\nno such record\n");
+	p += sprintf(p, "mcm_port: port_gid=0xfe80000000000000:0x%016llx scope_state=0x21"
+			" proxy_join=0x0\n",
+		     (unsigned long long)guid_of(&e, 1));
+	p += sprintf(p, "MC Group 0xc005: mgid=0xff15a01bfe800000:0x00000000000000\n");
+	p += sprintf(p, "MC Group 0xc007: mgid=0xff15a01bfe800000:0x0000000000000007"
+			" port_gid=0x0000000000000000:0x0000000000000000 qkey=0x00000001"
+			" mlid=0xc007 mtu=0x84 tclass=0x00 pkey=0xffff rate=0x83 pkt_life=0x92"
+			" sl_flow_hop=0x00000000 scope_state=0x50 proxy_join=0x0\n\n");
+	p += sprintf(p, "mcm_port: port_gid=0xfe80000000000000:0x%016llx scope_state=0x51"
+			" proxy_join=0x0\n",
+		     (unsigned long long)guid_of(&e, 1));
+	p += sprintf(p, "mcm_port: port_gid=0xfe80000000000000:0x00000000deadbeef"
+			" scope_state=0x51 proxy_join=0x0\n");
+	p += sprintf(p, "Service Record: id=0xZZ\n");
+	p += sprintf(p, "Service Record: id=0x1 gid=0xfe80000000000000:0x%016llx pkey=0xffff"
+			" lease=0x10 key=0x0:0x0 name='old' data8=0x0:0x0 data16=0x0:0x0"
+			" data32=0x0:0x0 data64=0x0:0x0 modified_time=0x1 lease_period=0x10\n",
+		     (unsigned long long)guid_of(&e, 1));
+	memset(p, 'x', 3000);
+	p[3000] = '\n';
+	p[3001] = '\0';
+	snprintf(path, sizeof(path), "%s/bad.dump", dir);
+	write_file(path, text);
+	/* garbage, truncated group, bad id, long line */
+	ck_assert_int_eq(sa_db_load(e.sm, path), 4);
+	ck_assert(mcast_member_find(e.sm->mcast, 0xc007, guid_of(&e, 1), &mv));
+	ck_assert_uint_eq(mcast_groups(e.sm->mcast), 2);
+	/* a file that is not there */
+	snprintf(path, sizeof(path), "%s/none.dump", dir);
+	ck_assert_int_lt(sa_db_load(e.sm, path), 0);
+	simenv_fini(&e);
+	check_rmtree(dir);
+}
+END_TEST
+
+/* disable_multicast: no MFTs, no IPoIB group, joins refused */
+START_TEST(t_disable_multicast)
+{
+	char dir[256];
+	struct simenv e;
+	uint8_t mgid[16];
+
+	start(&e, conf_with(dir, sizeof(dir),
+			    (const char *const[]){"disable_multicast", "TRUE", NULL}));
+	mgid_make(mgid, 21);
+	ck_assert_uint_eq(join(&e, 2, mgid, 2, IBSM_JOIN_FULL, CREATE_COMP, NULL),
+			  IBSM_STATUS_METHOD_ATTR_UNSUPP);
+	ck_assert_uint_eq(mcast_groups(e.sm->mcast), 0);
+	settle(&e);
+	check_mlid_clean(&e, 0xc000);
+	check_mlid_clean(&e, 0xc001);
+	simenv_fini(&e);
+	check_rmtree(dir);
+}
+END_TEST
+
 CHECK_MAIN_TESTS("mcast", 120, t_ipoib_group_at_start, t_create_join_leave, t_create_rules,
 		 t_join_validation, t_join_validation_off, t_leave_rules, t_send_only,
 		 t_sendonly_partial_leave_no_leak, t_mlid_exhaustion, t_only_changed_blocks,
 		 t_link_failure, t_port_gone, t_query, t_partition_reload, t_fini_mid_pass,
-		 t_groups_without_sm)
+		 t_groups_without_sm, t_sa_db_restart, t_sa_db_bad_lines,
+		 t_disable_multicast)

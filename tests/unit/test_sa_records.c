@@ -986,11 +986,11 @@ static int keep_send(void *ctx, const uint8_t *mad, size_t len, const struct ibs
 	return 0;
 }
 
-/* ask the SA a NodeRecord query from LID 2; the answer's status (0xffff: no answer) */
-static uint16_t ask_alone(struct ibsm_xport *x, struct event_base *base, uint8_t method,
-			  uint64_t comp_mask, const uint8_t *rec)
+/* ask the SA a query of attribute attr from LID 2; the answer's status (0xffff: no answer) */
+static uint16_t ask_attr_alone(struct ibsm_xport *x, struct event_base *base, uint16_t attr,
+			       uint8_t method, uint64_t comp_mask, const uint8_t *rec)
 {
-	struct sa_request q = {.method = method, .attr = IBSM_SA_ATTR_NODE_RECORD,
+	struct sa_request q = {.method = method, .attr = attr,
 			       .sm_key = 0, .comp_mask = comp_mask, .rec = rec,
 			       .rec_len = rec ? IBSM_SA_NR_SIZE : 0};
 	struct ibsm_mad_addr from = {.lid = 2, .qpn = 1, .qkey = 0x80010000};
@@ -1006,6 +1006,13 @@ static uint16_t ask_alone(struct ibsm_xport *x, struct event_base *base, uint8_t
 	if (sent_n == before || mad_hdr_decode(sent_mad, sizeof(sent_mad), &h) < 0)
 		return 0xffff;
 	return h.status;
+}
+
+/* ask the SA a NodeRecord query from LID 2 */
+static uint16_t ask_alone(struct ibsm_xport *x, struct event_base *base, uint8_t method,
+			  uint64_t comp_mask, const uint8_t *rec)
+{
+	return ask_attr_alone(x, base, IBSM_SA_ATTR_NODE_RECORD, method, comp_mask, rec);
 }
 
 START_TEST(t_sa_without_sm)
@@ -1046,6 +1053,60 @@ START_TEST(t_sa_without_sm)
 }
 END_TEST
 
+/*
+ * ClassPortInfo as OpenSM 3.3.23 answers it (CapabilityMask 0x2602,
+ * CapabilityMask2 0xB5E8, RespTimeValue 16 for transaction_timeout 200,
+ * redirect QP 1, Q_Keys 0x80010000), less CapabilityMask2 bits 5 (alias
+ * GUIDs) and 8 (multicast ServiceRecords) that ibsmd does not implement;
+ * disable_multicast clears IsUDMulticastSupported, use_mfttop FALSE
+ * IsMulticastFDBTopSupported; a Set is refused.
+ */
+START_TEST(t_classportinfo)
+{
+	static const struct ibsm_xport_backend be = {.send = keep_send};
+	struct ibsm_sm *sm = simenv_stub_sm(0x200);
+	const struct sa_record_desc *d = sa_classportinfo_desc();
+	const uint8_t *cpi = sent_mad + IBSM_SA_DATA_OFF;
+
+	ck_assert_uint_eq(sa_resp_time_value(1), 8);
+	ck_assert_uint_eq(sa_resp_time_value(200), 16);
+	ck_assert_uint_eq(sa_resp_time_value(268), 16);
+	ck_assert_uint_eq(sa_resp_time_value(269), 17);
+	ck_assert_uint_eq(sa_resp_time_value(60000), 24);
+	ck_assert_uint_eq(sa_resp_time_value(100000000), 31);
+	sm->sm_lid = 2;
+	sm->xport = xport_new(sm->base, &be, NULL, 4, 1000, 0);
+	sm->sa = sa_new(sm);
+	ck_assert_uint_eq(ask_attr_alone(sm->xport, sm->base, IBSM_SA_ATTR_CLASS_PORT_INFO,
+					 IBSM_METHOD_GET, 0, NULL), 0);
+	ck_assert_uint_eq(sa_get(d, cpi, IBSM_CPI_BASE_VERSION), 1);
+	ck_assert_uint_eq(sa_get(d, cpi, IBSM_CPI_CLASS_VERSION), 2);
+	ck_assert_uint_eq(sa_get(d, cpi, IBSM_CPI_CAP_MASK), 0x2602);
+	ck_assert_uint_eq(sa_get(d, cpi, IBSM_CPI_CAP_MASK2), 0xB5E8 & ~(1u << 5) & ~(1u << 8));
+	ck_assert_uint_eq(sa_get(d, cpi, IBSM_CPI_RESP_TIME), 16);
+	ck_assert_uint_eq(sa_get(d, cpi, IBSM_CPI_REDIR_QP), 1);
+	ck_assert_uint_eq(sa_get(d, cpi, IBSM_CPI_REDIR_QKEY), 0x80010000u);
+	ck_assert_uint_eq(sa_get(d, cpi, IBSM_CPI_REDIR_LID), 0);
+	ck_assert_uint_eq(sa_get(d, cpi, IBSM_CPI_TRAP_QP), 0);
+	ck_assert_uint_eq(sa_get(d, cpi, IBSM_CPI_TRAP_QKEY), 0x80010000u);
+	sm->conf->disable_multicast = true;
+	sm->conf->use_mfttop = false;
+	sm->conf->transaction_timeout = 1000;
+	ck_assert_uint_eq(ask_attr_alone(sm->xport, sm->base, IBSM_SA_ATTR_CLASS_PORT_INFO,
+					 IBSM_METHOD_GET, 0, NULL), 0);
+	ck_assert_uint_eq(sa_get(d, cpi, IBSM_CPI_CAP_MASK), 0x2402);
+	ck_assert_uint_eq(sa_get(d, cpi, IBSM_CPI_CAP_MASK2), 0xB4C0);
+	ck_assert_uint_eq(sa_get(d, cpi, IBSM_CPI_RESP_TIME), 18);
+	/* bad input: ClassPortInfo is read-only */
+	ck_assert_uint_eq(ask_attr_alone(sm->xport, sm->base, IBSM_SA_ATTR_CLASS_PORT_INFO,
+					 IBSM_METHOD_SET, 0, NULL),
+			  IBSM_STATUS_METHOD_ATTR_UNSUPP);
+	sa_del(sm->sa);
+	xport_del(sm->xport);
+	simenv_stub_sm_del(sm);
+}
+END_TEST
+
 CHECK_MAIN_TESTS("sa_records", 60, t_node_records, t_portinfo_records, t_link_records,
 		 t_switch_records, t_sminfo_guidinfo_records, t_pkey_qos_records, t_partitions,
-		 t_lmc_ranges, t_sweeps, t_sa_without_sm)
+		 t_lmc_ranges, t_sweeps, t_sa_without_sm, t_classportinfo)

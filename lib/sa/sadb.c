@@ -1,0 +1,419 @@
+/*
+ * sadb.c: the SA database file, in OpenSM's opensm-sa.dump format, so
+ * that multicast groups and ServiceRecords survive a restart of ibsmd
+ * (sa_db_dump writes it after each heavy sweep into dump_files_dir,
+ * sa_db_file names the file read once, after the first heavy sweep that
+ * brings the subnet up as master, when the members' ports are known) and a file written by
+ * OpenSM loads into ibsmd and back.
+ *
+ * One record a line, blank lines between them, as OpenSM writes them:
+ *   MC Group 0xMLID[ (well known)]: mgid=0x..:0x.. port_gid=.. qkey=..
+ *       mlid=.. mtu=.. tclass=.. pkey=.. rate=.. pkt_life=.. sl_flow_hop=..
+ *       scope_state=.. proxy_join=..
+ *   mcm_port: port_gid=0x..:0x.. scope_state=0x.. proxy_join=0x..
+ *   Service Record: id=.. gid=..:.. pkey=.. lease=.. key=..:.. name='..'
+ *       data8=..:.. data16=..:.. data32=..:.. data64=..:..
+ *       modified_time=.. lease_period=..
+ * (one line each, all values hex). mcm_port lines belong to the group
+ * above them. Fields are found by name, in order, as OpenSM's loader
+ * finds them. Differences from OpenSM: a line that does not parse is
+ * reported as file:line and skipped, the rest is loaded (OpenSM stops at
+ * the first); modified_time is the wall-clock time of the dump and
+ * lease_period the seconds then left, so a lease keeps running across the
+ * restart. InformInfo and GUIDInfo lines are not written and are skipped
+ * when read (ibsmd keeps no alias GUIDs; subscribers subscribe again).
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "conf/conf.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "mad/bits.h"
+#include "mad/sa_wire.h"
+#include "policy/mcast.h"
+#include "sa/sa.h"
+#include "sa/sa_int.h"
+#include "sm/sm.h"
+
+#define SADB_FILE  "opensm-sa.dump"
+#define LEASE_INF  0xffffffffu
+#define LINE_MAX_B 2048
+
+/* --- writing --- */
+
+static void put_gid(FILE *f, const char *name, const uint8_t gid[16])
+{
+	fprintf(f, " %s=0x%016" PRIx64 ":0x%016" PRIx64, name, bits_get(gid, 0, 64),
+		bits_get(gid, 64, 64));
+}
+
+/* 16 bytes as two big-endian 64-bit halves */
+static void put_bytes16(FILE *f, const char *name, const uint8_t b[16])
+{
+	put_gid(f, name, b);
+}
+
+static void write_groups(const struct ibsm_sm *sm, FILE *f)
+{
+	struct mcast_group_view gv;
+	struct mcast_member_view mv;
+	size_t pos = 0, mpos;
+
+	while (mcast_group_next(sm->mcast, &pos, &gv)) {
+		const struct ibsm_mcmember_rec *r = &gv.rec;
+
+		fprintf(f, "MC Group 0x%04x%s:", r->mlid, gv.well_known ? " (well known)" : "");
+		put_gid(f, "mgid", r->mgid);
+		put_gid(f, "port_gid", r->port_gid);
+		fprintf(f,
+			" qkey=0x%08x mlid=0x%04x mtu=0x%02x tclass=0x%02x pkey=0x%04x"
+			" rate=0x%02x pkt_life=0x%02x sl_flow_hop=0x%08x scope_state=0x%02x"
+			" proxy_join=0x%x\n\n",
+			r->qkey, r->mlid, (unsigned)(r->mtu_sel << 6 | r->mtu), r->tclass, r->pkey,
+			(unsigned)(r->rate_sel << 6 | r->rate),
+			(unsigned)(r->pkt_life_sel << 6 | r->pkt_life),
+			(unsigned)r->sl << 28 | (r->flow_label & 0xfffffu) << 8 | r->hop_limit,
+			(unsigned)(r->scope << 4), 0u);
+		mpos = 0;
+		while (mcast_member_next(sm->mcast, r->mlid, &mpos, &mv)) {
+			fprintf(f, "mcm_port:");
+			put_gid(f, "port_gid", mv.port_gid);
+			fprintf(f, " scope_state=0x%02x proxy_join=0x%x\n\n",
+				(unsigned)(r->scope << 4 | (mv.join_state & 0xf)), mv.proxy_join);
+		}
+	}
+}
+
+static void write_service(void *arg, const struct ibsm_service_rec *s, uint32_t left)
+{
+	FILE *f = arg;
+	char name[65];
+	size_t i;
+
+	fprintf(f, "Service Record: id=0x%016" PRIx64, s->id);
+	put_gid(f, "gid", s->gid);
+	fprintf(f, " pkey=0x%x lease=0x%x", s->pkey, s->lease);
+	put_bytes16(f, "key", s->key);
+	/* the name is quoted with ': one would end it early, as in OpenSM's files */
+	for (i = 0; i < 64 && s->name[i]; i++)
+		name[i] = s->name[i] == '\'' || s->name[i] == '\n' ? '_' : s->name[i];
+	name[i] = '\0';
+	fprintf(f, " name='%s'", name);
+	put_bytes16(f, "data8", s->data8);
+	fprintf(f, " data16=0x%04x%04x%04x%04x:0x%04x%04x%04x%04x", s->data16[0], s->data16[1],
+		s->data16[2], s->data16[3], s->data16[4], s->data16[5], s->data16[6],
+		s->data16[7]);
+	fprintf(f, " data32=0x%08x%08x:0x%08x%08x", s->data32[0], s->data32[1], s->data32[2],
+		s->data32[3]);
+	fprintf(f, " data64=0x%016" PRIx64 ":0x%016" PRIx64, s->data64[0], s->data64[1]);
+	fprintf(f, " modified_time=0x%x lease_period=0x%x\n\n", (unsigned)time(NULL), left);
+}
+
+int sa_db_write(const struct ibsm_sm *sm, FILE *f)
+{
+	if (sm->mcast)
+		write_groups(sm, f);
+	if (sm->sa)
+		sa_service_each(sm->sa->services, write_service, f);
+	return ferror(f) ? -EIO : 0;
+}
+
+int sa_db_dump(const struct ibsm_sm *sm, const char *path)
+{
+	struct atomic_file af;
+	int err;
+
+	err = atomic_file_open(&af, path);
+	if (err < 0)
+		return err;
+	err = sa_db_write(sm, af.f);
+	if (err < 0) {
+		atomic_file_abort(&af);
+		return err;
+	}
+	return atomic_file_commit(&af);
+}
+
+/* --- reading --- */
+
+struct sadb_parse {
+	const char *file;
+	unsigned line;
+	const char *p;   /* where the next field is looked for */
+	const char *bad; /* the field that did not parse, NULL while all did */
+};
+
+/*
+ * The hex value after the next occurrence of name, at most bits wide and
+ * ended by a blank, ':' or the end of the line; false (and ps->bad) if not.
+ */
+static bool take(struct sadb_parse *ps, const char *name, unsigned bits, uint64_t *v)
+{
+	const char *q;
+	char *end;
+
+	if (ps->bad)
+		return false;
+	q = strstr(ps->p, name);
+	if (!q)
+		goto bad;
+	q += strlen(name);
+	if (!isxdigit((unsigned char)*q))
+		goto bad;
+	errno = 0;
+	*v = strtoull(q, &end, 16);
+	if (errno || (bits < 64 && *v >> bits) ||
+	    (*end && !isspace((unsigned char)*end) && *end != ':'))
+		goto bad;
+	ps->p = end;
+	return true;
+bad:
+	ps->bad = name;
+	*v = 0;
+	return false;
+}
+
+static void take_bytes16(struct sadb_parse *ps, const char *name, uint8_t out[16])
+{
+	uint64_t hi, lo;
+
+	take(ps, name, 64, &hi);
+	take(ps, ":0x", 64, &lo);
+	bits_set(out, 0, 64, hi);
+	bits_set(out, 64, 64, lo);
+}
+
+static uint64_t take_v(struct sadb_parse *ps, const char *name, unsigned bits)
+{
+	uint64_t v;
+
+	take(ps, name, bits, &v);
+	return v;
+}
+
+static bool parse_group(struct sadb_parse *ps, struct ibsm_mcmember_rec *r, uint16_t *mlid)
+{
+	uint64_t v;
+
+	memset(r, 0, sizeof(*r));
+	*mlid = (uint16_t)take_v(ps, " 0x", 16);
+	take_bytes16(ps, " mgid=0x", r->mgid);
+	take_bytes16(ps, " port_gid=0x", r->port_gid);
+	r->qkey = (uint32_t)take_v(ps, " qkey=0x", 32);
+	r->mlid = (uint16_t)take_v(ps, " mlid=0x", 16);
+	v = take_v(ps, " mtu=0x", 8);
+	r->mtu_sel = (uint8_t)(v >> 6);
+	r->mtu = v & 0x3f;
+	r->tclass = (uint8_t)take_v(ps, " tclass=0x", 8);
+	r->pkey = (uint16_t)take_v(ps, " pkey=0x", 16);
+	v = take_v(ps, " rate=0x", 8);
+	r->rate_sel = (uint8_t)(v >> 6);
+	r->rate = v & 0x3f;
+	v = take_v(ps, " pkt_life=0x", 8);
+	r->pkt_life_sel = (uint8_t)(v >> 6);
+	r->pkt_life = v & 0x3f;
+	v = take_v(ps, " sl_flow_hop=0x", 32);
+	r->sl = (uint8_t)(v >> 28);
+	r->flow_label = (uint32_t)(v >> 8) & 0xfffffu;
+	r->hop_limit = (uint8_t)v;
+	r->scope = (uint8_t)(take_v(ps, " scope_state=0x", 8) >> 4);
+	take_v(ps, " proxy_join=0x", 8);
+	if (!ps->bad && (*mlid != r->mlid || r->mgid[0] != 0xff)) {
+		ps->bad = "mlid";
+		return false;
+	}
+	return !ps->bad;
+}
+
+static bool parse_service(struct sadb_parse *ps, struct ibsm_service_rec *s, uint32_t *left)
+{
+	uint64_t v[2];
+	const char *q;
+	time_t then;
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	s->id = take_v(ps, " id=0x", 64);
+	take_bytes16(ps, " gid=0x", s->gid);
+	s->pkey = (uint16_t)take_v(ps, " pkey=0x", 16);
+	s->lease = (uint32_t)take_v(ps, " lease=0x", 32);
+	take_bytes16(ps, " key=0x", s->key);
+	if (ps->bad)
+		return false;
+	q = strstr(ps->p, " name=");
+	if (!q) {
+		ps->bad = " name=";
+		return false;
+	}
+	q += 6;
+	if (*q == '\'' || *q == '"') {
+		char delim = *q++;
+
+		for (i = 0; i < sizeof(s->name) && q[i] && q[i] != delim; i++)
+			s->name[i] = q[i];
+		q += i + (q[i] == delim);
+	} else {
+		for (i = 0; i < sizeof(s->name) && q[i] && !isspace((unsigned char)q[i]); i++)
+			s->name[i] = q[i];
+		q += i;
+	}
+	ps->p = q;
+	take_bytes16(ps, " data8=0x", s->data8);
+	v[0] = take_v(ps, " data16=0x", 64);
+	v[1] = take_v(ps, ":0x", 64);
+	for (i = 0; i < 8; i++)
+		s->data16[i] = (uint16_t)(v[i / 4] >> (48 - 16 * (i % 4)));
+	v[0] = take_v(ps, " data32=0x", 64);
+	v[1] = take_v(ps, ":0x", 64);
+	for (i = 0; i < 4; i++)
+		s->data32[i] = (uint32_t)(v[i / 2] >> (32 - 32 * (i % 2)));
+	s->data64[0] = take_v(ps, " data64=0x", 64);
+	s->data64[1] = take_v(ps, ":0x", 64);
+	then = (time_t)take_v(ps, " modified_time=0x", 32);
+	*left = (uint32_t)take_v(ps, " lease_period=0x", 32);
+	if (ps->bad)
+		return false;
+	/* the time that passed since the dump counts against the lease */
+	if (*left != LEASE_INF && s->lease != LEASE_INF) {
+		time_t now = time(NULL);
+		uint64_t gone = now > then ? (uint64_t)(now - then) : 0;
+
+		*left = gone >= *left ? 0 : (uint32_t)(*left - gone);
+	} else {
+		*left = LEASE_INF;
+	}
+	return true;
+}
+
+struct sadb_load {
+	struct ibsm_sm *sm;
+	uint16_t group;    /* the group mcm_port lines go to, 0 if none */
+	unsigned groups, members, services, errors;
+};
+
+static void group_end(struct sadb_load *ld)
+{
+	if (ld->group)
+		mcast_restore_done(ld->sm->mcast, ld->group);
+	ld->group = 0;
+}
+
+static void load_line(struct sadb_load *ld, struct sadb_parse *ps)
+{
+	struct ibsm_mcmember_rec r;
+	struct ibsm_service_rec s;
+	uint8_t gid[16];
+	uint32_t left;
+	uint16_t mlid;
+	uint64_t js, proxy;
+
+	if (!strncmp(ps->p, "MC Group", 8)) {
+		const char *colon = strchr(ps->p, ':');
+		bool well_known = colon && memmem(ps->p, (size_t)(colon - ps->p), "(well known)", 12);
+
+		group_end(ld);
+		if (!parse_group(ps, &r, &mlid) || !ld->sm->mcast)
+			return;
+		ld->group = mcast_restore_group(ld->sm->mcast, &r, well_known);
+		if (!ld->group)
+			log_warnx("%s:%u: multicast group on mlid 0x%04x not restored (mlid in use "
+				  "or beyond the switches)", ps->file, ps->line, mlid);
+		else
+			ld->groups++;
+	} else if (!strncmp(ps->p, "mcm_port", 8)) {
+		take_bytes16(ps, " port_gid=0x", gid);
+		js = take_v(ps, " scope_state=0x", 8);
+		proxy = take_v(ps, " proxy_join=0x", 8);
+		if (ps->bad || !ld->group)
+			return;
+		if (mcast_restore_member(ld->sm->mcast, ld->group, gid, js & 0xf, proxy != 0))
+			ld->members++;
+	} else if (!strncmp(ps->p, "Service Record:", 15)) {
+		group_end(ld);
+		if (!parse_service(ps, &s, &left) || !left)
+			return;
+		if (sa_service_restore(ld->sm->sa->services, &s, left) == 0)
+			ld->services++;
+	} else if (!strncmp(ps->p, "InformInfo Record:", 18) ||
+		   !strncmp(ps->p, "GUIDInfo Record:", 16)) {
+		group_end(ld); /* not kept by ibsmd: skipped */
+	} else {
+		ps->bad = "a record name";
+	}
+}
+
+int sa_db_load(struct ibsm_sm *sm, const char *path)
+{
+	struct sadb_load ld = {.sm = sm};
+	char line[LINE_MAX_B];
+	FILE *f;
+	unsigned n = 0;
+
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		struct sadb_parse ps = {.file = path, .line = ++n, .p = line};
+		bool whole = strchr(line, '\n') || feof(f);
+
+		while (isspace((unsigned char)*ps.p))
+			ps.p++;
+		if (!whole) {
+			int c;
+
+			/* a line too long for any record: skipped whole */
+			while ((c = fgetc(f)) != EOF && c != '\n')
+				;
+			ps.bad = "the end of the line";
+		} else if (!*ps.p || *ps.p == '#') {
+			continue;
+		} else {
+			load_line(&ld, &ps);
+		}
+		if (ps.bad) {
+			ld.errors++;
+			log_warnx("%s:%u: cannot read %s: line skipped", path, n, ps.bad);
+		}
+	}
+	group_end(&ld);
+	fclose(f);
+	log_info("sa database %s: %u multicast groups, %u members, %u services restored, "
+		 "%u lines skipped",
+		 path, ld.groups, ld.members, ld.services, ld.errors);
+	return (int)ld.errors;
+}
+
+void sa_db_after_sweep(struct ibsm_sm *sm)
+{
+	const struct ibsm_conf *c = sm->conf;
+	char *path;
+	int err;
+
+	if (!sm->sa || sm->state != IBSM_SM_MASTER)
+		return;
+	/* once the subnet is up: the MLIDs the switches take are known by then */
+	if (!sm->sa->db_loaded && sm->subnet_up) {
+		sm->sa->db_loaded = true;
+		if (c->sa_db_file && c->sa_db_file[0] && strcmp(c->sa_db_file, "(null)")) {
+			err = sa_db_load(sm, c->sa_db_file);
+			if (err < 0)
+				log_warnx("cannot read sa database %s: %s", c->sa_db_file,
+					  strerror(-err));
+		}
+	}
+	if (!c->sa_db_dump || !c->dump_files_dir || !c->dump_files_dir[0])
+		return;
+	path = xasprintf("%s/%s", c->dump_files_dir, SADB_FILE);
+	err = sa_db_dump(sm, path);
+	if (err < 0)
+		log_warnx("cannot write sa database %s: %s", path, strerror(-err));
+	free(path);
+}

@@ -1,0 +1,87 @@
+#!/bin/bash
+# sa_db_dump and sa_db_file across a restart (fat tree k=4): with sa_db_dump TRUE, hosts
+# create and join a multicast group (full, non member) and register a ServiceRecord with
+# sa_client; after a heavy sweep opensm-sa.dump in dump_files_dir holds them (OpenSM's
+# format); ibsmd stops, starts again with sa_db_file naming that dump, and after its
+# first sweep saquery finds the group on the same MLID and the service; the members are
+# members again (their leaves are accepted, not refused as strangers').
+# shellcheck disable=SC1091
+. "$(dirname "$0")/lib.sh"
+sim_init
+[ "$SM" = ibsmd ] || t_skip "ibsmd's sa_db_file"
+sa_tools_init
+NET=$FABRICS/fattree-k4.net
+G=ff15:1234::7
+H1=pod1-edge1-host1 # creates
+H2=pod2-edge2-host2 # joins, full
+H3=pod3-edge1-host2 # joins, non member
+H4=pod4-edge2-host1 # registers a service
+SID=0x100000000000cafe
+DUMP=$T/cache/opensm-sa.dump
+
+sac() {
+	local h=$1
+	shift
+	SIM_HOST=$h sim_client "$SA_CLIENT" -t 3000 "$@" >>"$T/sac.out" ||
+		t_fail "sa_client on $h: $* failed: $(tail -n 2 "$T/sac.out")"
+}
+mlid_of_g() { # saquery -m output FILE: the MLID of group $G
+	awk -v g="$G" '/MGID/ { ok = index($0, g) > 0 } ok && /Mlid/ { sub(/.*\.+/, ""); print; exit }' "$1"
+}
+
+t_step "daemon with sa_db_dump on $(basename "$NET")"
+sim_start "$NET"
+printf 'partition_config_file %s\nsa_db_dump TRUE\n' "$T/no-partitions.conf" >"$T/1.conf"
+sm_start -F "$T/1.conf"
+sm_wait_up 30
+sac $H1 join $G --create
+sac $H2 join $G
+sac $H3 join $G --state non
+sac $H4 service register $SID "sadb test service"
+sim_run saquery -m >"$T/m.1" || t_fail "saquery -m failed"
+MLID=$(mlid_of_g "$T/m.1")
+[ -n "$MLID" ] || t_fail "saquery -m does not show $G: $(head -c 400 "$T/m.1")"
+sm_ctl sweep heavy >/dev/null || t_fail "ibsmctl sweep heavy failed"
+for ((i = 0; i < 100; i++)); do
+	grep -q "^Service Record: id=0x100000000000cafe" "$DUMP" 2>/dev/null && break
+	sleep 0.1
+done
+grep -q "^Service Record: id=0x100000000000cafe .*name='sadb test service'" "$DUMP" ||
+	t_fail "no service in $DUMP: $(head -c 600 "$DUMP" 2>/dev/null)"
+grep -q "^MC Group $(printf '0x%04x' $((MLID))): mgid=0xff15123400000000:0x0000000000000007 " "$DUMP" ||
+	t_fail "no group $G on $MLID in $DUMP: $(head -c 600 "$DUMP")"
+[ "$(grep -c '^mcm_port: ' "$DUMP")" -ge 3 ] || t_fail "members missing in $DUMP"
+t_info "dump: $(grep -c '^MC Group' "$DUMP") groups, $(grep -c '^mcm_port' "$DUMP") members"
+cp "$DUMP" "$T/sa.dump"
+sm_stop
+
+t_step "restart with sa_db_file"
+printf 'partition_config_file %s\nsa_db_file %s\n' "$T/no-partitions.conf" "$T/sa.dump" \
+	>"$T/2.conf"
+sm_start -F "$T/2.conf"
+sm_wait_up 30
+wait_log "$SM_LOG" "sa database .*: [1-9][0-9]* multicast groups, [3-9][0-9]* members, 1 services restored, 0 lines skipped" 10
+sim_run saquery -m >"$T/m.2" || t_fail "saquery -m failed"
+[ "$(mlid_of_g "$T/m.2")" = "$MLID" ] || t_fail "$G: mlid '$(mlid_of_g "$T/m.2")', want $MLID"
+sim_run saquery SR >"$T/sr" || t_fail "saquery SR failed"
+grep -q "ServiceName\.*sadb test service" "$T/sr" || t_fail "saquery SR: $(head -c 400 "$T/sr")"
+sac $H4 service query $SID
+sac $H3 leave $G --state non
+sac $H2 leave $G
+sac $H1 leave $G
+sim_run saquery -m >"$T/m.3" || t_fail "saquery -m failed"
+[ -z "$(mlid_of_g "$T/m.3")" ] || t_fail "$G still there after its last full member left"
+t_info "group and service back after the restart; members leave as members"
+
+t_step "a damaged dump: warned, the rest loaded, the daemon up"
+sm_stop
+{ echo "garbage"; head -c 80 "$T/sa.dump"; echo; grep '^Service' "$T/sa.dump"; } >"$T/bad.dump"
+printf 'partition_config_file %s\nsa_db_file %s\n' "$T/no-partitions.conf" "$T/bad.dump" \
+	>"$T/3.conf"
+sm_start -F "$T/3.conf"
+sm_wait_up 30
+wait_log "$SM_LOG" "bad.dump:1: cannot read" 10
+wait_log "$SM_LOG" "bad.dump:2: cannot read" 10
+wait_log "$SM_LOG" "1 services restored, 2 lines skipped" 10
+sm_stop
+t_info "ok"
