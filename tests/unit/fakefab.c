@@ -449,6 +449,7 @@ static int sma_handle(struct fakefab *ff, int node, int arrival, uint8_t *mad)
 				nd->si.port_state_change = 0;
 			nd->si.lft_top = in.lft_top;
 			nd->si.life_time = in.life_time;
+			nd->si.mft_top = in.mft_top;
 			ff->cnt.si_sets++;
 		}
 		memset(data, 0, IBSM_SMP_DATA_SIZE);

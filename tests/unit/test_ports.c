@@ -4,7 +4,8 @@
  * "supported" values are written only where enabled != supported, the
  * extended field only with both ends capable and SMSupportsExtendedSpeeds),
  * fdr10 through MlnxExtPortInfo (enable, disable, off), enhanced switch
- * port 0 (lmc_esp0, OperationalVLs); and that a second sweep sends no Set.
+ * port 0 (lmc_esp0, OperationalVLs), use_mfttop; and that a second sweep
+ * sends no Set.
  */
 #include "config.h"
 
@@ -267,6 +268,30 @@ START_TEST(t_enhanced_port0)
 }
 END_TEST
 
+#define CAP_MCAST_FDB_TOP (1u << 30)
+
+/* leaf1 says IsMulticastFDBTopSupported, leaf2 does not */
+static void mfttop_leaf1(struct simenv *e)
+{
+	fakefab_portinfo(e->ff, node(e, "leaf1"), 0)->cap_mask |= CAP_MCAST_FDB_TOP;
+}
+
+START_TEST(t_use_mfttop)
+{
+	static const char *const off[] = {"use_mfttop", "FALSE", NULL};
+	struct simenv e;
+
+	/* no group has members: the top says "no entry" (0xbfff), only where supported */
+	env_up(&e, NULL, mfttop_leaf1);
+	ck_assert_uint_eq(fakefab_switchinfo(e.ff, node(&e, "leaf1"))->mft_top, 0xbfff);
+	ck_assert_uint_eq(fakefab_switchinfo(e.ff, node(&e, "leaf2"))->mft_top, 0);
+	quiet_then_down(&e);
+	env_up(&e, off, mfttop_leaf1);
+	ck_assert_uint_eq(fakefab_switchinfo(e.ff, node(&e, "leaf1"))->mft_top, 0);
+	quiet_then_down(&e);
+}
+END_TEST
+
 /* what fdr10 asks of one port's MlnxExtPortInfo */
 START_TEST(t_fdr10_wanted)
 {
@@ -292,4 +317,4 @@ END_TEST
 CHECK_MAIN_TESTS("ports", 60, t_defaults_leave_equal_ports, t_defaults_restore_supported,
 		 t_zero_leaves_ports_alone, t_forced_values, t_forced_ext_both_ends,
 		 t_ext_default_no_write, t_fdr10_enable, t_fdr10_disable, t_fdr10_off,
-		 t_enhanced_port0, t_fdr10_wanted)
+		 t_enhanced_port0, t_fdr10_wanted, t_use_mfttop)
