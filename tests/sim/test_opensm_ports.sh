@@ -3,16 +3,18 @@
 # port keys (force_link_width/speed/speed_ext, fdr10, lmc with lmc_esp0, subnet_timeout, the
 # VL stall and HOQ keys, max_op_vls, M_Key lease, error thresholds, ...), the same fresh ibsim
 # fabric brought up once by `opensm -o` and once by `ibsmd -o`, every port's PortInfo, every
-# MlnxExtPortInfo and every switch's SwitchInfo read back with smpquery after each, and the two
+# linked port's MlnxExtPortInfo, every switch's SwitchInfo read back with smpquery after each, the two
 # readings diffed. Fields that may differ are dropped below, each with its reason; all the rest
 # must be equal. Then the same with the link keys left at their defaults and fdr10 2 (disable).
 #
 # The fabric (written below): 4 ConnectX-3 CAs (device 0x1003) and 2 SwitchX switches (0xc738),
-# so both SMs read MlnxExtPortInfo; H1-S1 and H2-S1 are FDR10 links; S1 has an enhanced port 0
-# (lmc_esp0 gives it 2^lmc LIDs), S2 a base port 0. ibsim keeps PortInfo LID, SMLID, LMC,
-# HOQLife, OperationalVLs, GID prefix, the Link*Enabled fields it knows and the whole
+# so both SMs read MlnxExtPortInfo; H1-S1 and H2-S1 are FDR10 links, H3-S2 has extended speeds
+# (FDR and EDR enabled, e=3); S1 has an enhanced port 0 (lmc_esp0 gives it 2^lmc LIDs), S2 a
+# base port 0. ibsim keeps PortInfo LID, SMLID, LMC, HOQLife, OperationalVLs, GID prefix, the
+# Link*Enabled values it knows (only from a Set that changes no port state) and the whole
 # MlnxExtPortInfo of a Set; it answers every other field with its own constant, so those
-# compare equal whatever an SM writes (checked on real hardware only).
+# compare equal whatever an SM writes: tests/unit/test_ports.c and test_sweep.c check those
+# over the fake fabric.
 . "$(dirname "$0")/lib.sh"
 sim_init
 command -v opensm >/dev/null || t_skip "opensm not installed"
@@ -28,7 +30,7 @@ Hca	2 "H2"
 [1]	"S1"[2]		# lid 0 4xFDR10
 
 Hca	2 "H3"
-[1]	"S2"[1]
+[1]	"S2"[1]	e=3
 
 Hca	2 "H4"
 [1]	"S2"[2]
@@ -41,7 +43,7 @@ Switch	8 "S1" # "S1" enhanced port 0
 [5]	"S2"[5]
 
 Switch	8 "S2" # "S2" base port 0
-[1]	"H3"[1]
+[1]	"H3"[1]	e=3
 [2]	"H4"[1]
 [3]	"S1"[3]
 [5]	"S1"[5]
@@ -60,7 +62,7 @@ lmc 1
 lmc_esp0 TRUE
 force_link_width 1
 force_link_speed 3
-force_link_speed_ext 0
+force_link_speed_ext 1
 fdr10 1
 subnet_timeout 17
 vl_stall_count 0x05
@@ -189,6 +191,7 @@ expect set "pi 0 1 LMC:1"
 expect set "pi 0,1 1 HoqLife:15"
 expect set "pi 0,1 3 HoqLife:17"
 expect set "pi 0 1 GidPrefix:0xfe80000000000042"
+expect set "pi 0,1,3,1 1 LinkSpeedExtEnabled:14.0625 Gbps"
 
 t_step "link keys at their defaults, fdr10 2: OpenSM, then ibsmd"
 bring_up osm-def opensm "$KEYS_DEFAULT"
