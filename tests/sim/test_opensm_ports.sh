@@ -5,7 +5,8 @@
 # fabric brought up once by `opensm -o` and once by `ibsmd -o`, every port's PortInfo, every
 # linked port's MlnxExtPortInfo, every switch's SwitchInfo read back with smpquery after
 # each, and the two readings diffed. Fields that may differ are dropped below, each with its
-# reason; all the rest must be equal. Then the same with the link keys left at their defaults and fdr10 2 (disable).
+# reason; all the rest must be equal. Then the same with the link keys left at their defaults
+# and fdr10 2 (disable).
 #
 # The fabric (written below): 4 ConnectX-3 CAs (device 0x1003) and 2 SwitchX switches (0xc738),
 # so both SMs read MlnxExtPortInfo; H1-S1 and H2-S1 are FDR10 links, H3-S2 has extended speeds
