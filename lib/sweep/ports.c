@@ -251,9 +251,15 @@ enum {
 	PF_LINKS = PF_LINK_WIDTH | PF_LINK_SPEED | PF_LINK_SPEED_EXT,
 };
 
-/* a link field to write (0: no change) that the port does not hold */
-static bool link_field_differs(uint8_t want, uint8_t have)
+/*
+ * A link field to write (0: no change) that the port does not hold; ALL
+ * (the "supported" value) is held when enabled equals supported, which is
+ * what a port answers after taking it.
+ */
+static bool link_field_differs(uint8_t want, uint8_t all, uint8_t have, uint8_t supported)
 {
+	if (want == all)
+		return have != supported;
 	return want != 0 && want != have;
 }
 
@@ -280,9 +286,16 @@ static uint32_t portinfo_diff(const struct ibsm_portinfo *a, const struct ibsm_p
 	m |= a->part_enf_inb != b->part_enf_inb || a->part_enf_outb != b->part_enf_outb
 		     ? PF_PART_ENF
 		     : 0;
-	m |= link_field_differs(a->link_width_enabled, b->link_width_enabled) ? PF_LINK_WIDTH : 0;
-	m |= link_field_differs(a->link_speed_enabled, b->link_speed_enabled) ? PF_LINK_SPEED : 0;
-	m |= link_field_differs(a->link_speed_ext_enabled, b->link_speed_ext_enabled)
+	m |= link_field_differs(a->link_width_enabled, IBSM_LINK_WIDTH_SET_LWS, b->link_width_enabled,
+				b->link_width_supported)
+		     ? PF_LINK_WIDTH
+		     : 0;
+	m |= link_field_differs(a->link_speed_enabled, IBSM_LINK_SPEED_SET_LSS, b->link_speed_enabled,
+				b->link_speed_supported)
+		     ? PF_LINK_SPEED
+		     : 0;
+	m |= link_field_differs(a->link_speed_ext_enabled, IBSM_LINK_SPEED_EXT_SET_LSES,
+				b->link_speed_ext_enabled, b->link_speed_ext_supported)
 		     ? PF_LINK_SPEED_EXT
 		     : 0;
 	return m;

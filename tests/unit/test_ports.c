@@ -53,7 +53,7 @@ static void quiet_then_down(struct simenv *e)
 {
 	fakefab_reset_counts(e->ff);
 	sm_request_sweep(e->sm, true, "test");
-	simenv_run_heavy(e, 2);
+	simenv_run_heavy(e, e->heavy_done + 1);
 	ck_assert(e->last.ok);
 	ck_assert_uint_eq(e->last.ports_set, 0);
 	ck_assert_uint_eq(fakefab_counts(e->ff)->sets, 0);
@@ -102,6 +102,12 @@ START_TEST(t_defaults_restore_supported)
 	ck_assert_uint_eq(fakefab_portinfo(e.ff, h1, 1)->link_width_enabled, 3);
 	ck_assert_uint_eq(fakefab_portinfo(e.ff, h1, 1)->link_speed_enabled, 3);
 	ck_assert_uint_eq(fakefab_counts(e.ff)->link_sets, 1);
+	/* narrowed again behind the SM's back (ibportstate): the next heavy sweep restores it */
+	fakefab_portinfo(e.ff, h1, 1)->link_width_enabled = 1;
+	sm_request_sweep(e.sm, true, "test");
+	simenv_run_heavy(&e, 2);
+	ck_assert_uint_eq(fakefab_portinfo(e.ff, h1, 1)->link_width_enabled, 3);
+	ck_assert_uint_eq(fakefab_counts(e.ff)->link_sets, 2);
 	quiet_then_down(&e);
 }
 END_TEST
