@@ -177,7 +177,14 @@ GROUPS = [
      "the lowest free block.",
      [r"lmc.*", r"reassign_lids", r"honor_guid2lid_file"]),
     ("Port and link parameters",
-     "Values written into PortInfo and SwitchInfo of every port and switch.",
+     "Values written into PortInfo and SwitchInfo of every port and switch, as OpenSM "
+     "writes them: a port gets a Set only where it holds other values, and new "
+     "LinkWidthEnabled, LinkSpeedEnabled or LinkSpeedExtEnabled values go in a Set of their "
+     "own before the port is armed (the link retrains on them). fdr10 reads and writes the "
+     "Mellanox attribute MlnxExtPortInfo, of Mellanox devices only (SwitchX and later "
+     "switches, ConnectX-3 and later CAs, as OpenSM 3.3.23 lists them), and of a switch's "
+     "port 0 only when it is an enhanced port 0. Unlike OpenSM, a value that a port did not "
+     "keep after it accepted the Set is not sent again every sweep.",
      [r"sm_sl", r"packet_life_time", r".*vl_stall_count", r".*head_of_queue_lifetime",
       r"max_op_vls", r"force_link_.*", r"fdr10", r"subnet_timeout", r".*_errors_threshold"]),
     ("Sweeps", None,

@@ -179,6 +179,13 @@ static const struct field_map switchinfo_map[] = {
 	FM(IB_SW_MCAST_FDB_TOP_F, struct ibsm_switchinfo, mft_top),
 };
 
+static const struct field_map mlnx_epi_map[] = {
+	FM(IB_MLNX_EXT_PORT_STATE_CHG_ENABLE_F, struct ibsm_mlnx_epi, state_change_enable),
+	FM(IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F, struct ibsm_mlnx_epi, link_speed_supported),
+	FM(IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F, struct ibsm_mlnx_epi, link_speed_enabled),
+	FM(IB_MLNX_EXT_PORT_LINK_SPEED_ACTIVE_F, struct ibsm_mlnx_epi, link_speed_active),
+};
+
 static const struct field_map sminfo_map[] = {
 	FM(IB_SMINFO_GUID_F, struct ibsm_sminfo, guid),
 	FM(IB_SMINFO_KEY_F, struct ibsm_sminfo, sm_key),
@@ -218,6 +225,40 @@ void switchinfo_decode(const uint8_t *data, struct ibsm_switchinfo *si)
 void switchinfo_encode(uint8_t *data, const struct ibsm_switchinfo *si)
 {
 	fields_encode(data, si, switchinfo_map, ARRAY_SIZE(switchinfo_map));
+}
+
+void mlnx_epi_decode(const uint8_t *data, struct ibsm_mlnx_epi *e)
+{
+	memset(e, 0, sizeof(*e));
+	fields_decode(data, e, mlnx_epi_map, ARRAY_SIZE(mlnx_epi_map));
+}
+
+void mlnx_epi_encode(uint8_t *data, const struct ibsm_mlnx_epi *e)
+{
+	fields_encode(data, e, mlnx_epi_map, ARRAY_SIZE(mlnx_epi_map));
+}
+
+#define VENDOR_BULL 0x119f
+
+/* the device list OpenSM 3.3.23 and infiniband-diags use for the same question */
+bool smp_mlnx_epi_device(uint32_t vendor_id, uint16_t device_id)
+{
+	static const uint16_t bull[] = {
+		0x1b02, 0x1b50, 0x1ba0, 0x1bd0, 0x1bd1, 0x1bd2, 0x1bd3, 0x1bd4, 0x1bd5, /* switches */
+		0x1b33, 0x1b73, 0x1b40, 0x1b41, 0x1b60, 0x1b61, 0x1b83, 0x1b93, 0x1b94,
+		0x1bb4, 0x1bb5, 0x1bc4, /* ConnectX-3, Connect-IB, ConnectX-4 */
+	};
+	size_t i;
+
+	if ((device_id >= 0xc738 && device_id <= 0xc73b) || device_id == 0xcb20 ||
+	    device_id == 0xcf08 || (device_id >= 0x1003 && device_id <= 0x1017))
+		return true;
+	if (vendor_id != VENDOR_BULL)
+		return false;
+	for (i = 0; i < ARRAY_SIZE(bull); i++)
+		if (bull[i] == device_id)
+			return true;
+	return false;
 }
 
 void sminfo_decode(const uint8_t *data, struct ibsm_sminfo *s)

@@ -57,6 +57,7 @@ enum ibsm_smp_attr {
 	IBSM_ATTR_RFT = 0x001a,
 	IBSM_ATTR_MFT = 0x001b,
 	IBSM_ATTR_SM_INFO = 0x0020,
+	IBSM_ATTR_MLNX_EXT_PORT_INFO = 0xff90, /* vendor (Mellanox): FDR10 */
 };
 
 /* MAD status codes (13.4.7) */
@@ -100,6 +101,16 @@ enum ibsm_sm_state {
 #define IBSM_CAP_IS_SM             (1u << 1)
 #define IBSM_CAP_HAS_EXT_SPEEDS    (1u << 14)
 #define IBSM_CAP_HAS_CAP_MASK2     (1u << 15)
+
+/* PortInfo Set attribute modifier: SMSupportsExtendedSpeeds (14.2.5.6) */
+#define IBSM_PI_AM_EXT_SPEEDS      (1u << 31)
+/* values of PortInfo LinkWidthEnabled, LinkSpeedEnabled, LinkSpeedExtEnabled that
+ * mean "set to the Supported value" (14.2.5.6 table 155) */
+#define IBSM_LINK_WIDTH_SET_LWS    255
+#define IBSM_LINK_SPEED_SET_LSS    15
+#define IBSM_LINK_SPEED_EXT_SET_LSES 31
+/* MlnxExtPortInfo link speed bit */
+#define IBSM_MLNX_SPEED_FDR10      0x01
 
 /* A directed route: p[1..cnt] are the egress ports, hop by hop. */
 struct ibsm_drpath {
@@ -216,6 +227,14 @@ struct ibsm_switchinfo {
 	uint16_t mft_top;
 };
 
+/* Mellanox vendor attribute MlnxExtPortInfo (0xff90): FDR10 on its own speed field */
+struct ibsm_mlnx_epi {
+	uint8_t state_change_enable; /* Set: 1 makes the port take link_speed_enabled */
+	uint8_t link_speed_supported;
+	uint8_t link_speed_enabled;
+	uint8_t link_speed_active;
+};
+
 struct ibsm_sminfo {
 	uint64_t guid;
 	uint64_t sm_key;
@@ -279,6 +298,11 @@ void portinfo_decode(const uint8_t *data, struct ibsm_portinfo *pi);
 void portinfo_encode(uint8_t *data, const struct ibsm_portinfo *pi);
 void switchinfo_decode(const uint8_t *data, struct ibsm_switchinfo *si);
 void switchinfo_encode(uint8_t *data, const struct ibsm_switchinfo *si);
+void mlnx_epi_decode(const uint8_t *data, struct ibsm_mlnx_epi *e);
+void mlnx_epi_encode(uint8_t *data, const struct ibsm_mlnx_epi *e);
+/* the device (NodeInfo VendorID, DeviceID) answers MlnxExtPortInfo: Mellanox SwitchX and
+ * later switches, ConnectX-3 and later CAs, and Bull's OEM versions of them */
+bool smp_mlnx_epi_device(uint32_t vendor_id, uint16_t device_id);
 void sminfo_decode(const uint8_t *data, struct ibsm_sminfo *s);
 void sminfo_encode(uint8_t *data, const struct ibsm_sminfo *s);
 void notice_decode(const uint8_t *data, struct ibsm_notice *n);

@@ -793,7 +793,12 @@ size_t lidmgr_requests(const struct ibsm_fabric *f, const struct ibsm_conf *c,
 			reqs[n].guid = pt->guid;
 			reqs[n].cur_lid = pt->pi.lid;
 			reqs[n].cur_lmc = pt->pi.lmc;
-			reqs[n].lmc = (uint8_t)(sw && !c->lmc_esp0 ? 0 : c->lmc);
+			/* a switch's port 0 takes lmc only when lmc_esp0 says so and it is an
+			 * enhanced port 0 (a base port 0 has one LID: 14.2.5.4, as OpenSM) */
+			reqs[n].lmc = (uint8_t)(sw && !(c->lmc_esp0 && nd->have_si &&
+							 nd->si.enhanced_port0)
+							? 0
+							: c->lmc);
 			owners[n++] = pt;
 		}
 	}

@@ -31,6 +31,7 @@ enum link_kind {
 	LINK_PI_ACTIVE,       /* PortInfo Set: armed to active */
 	LINK_CHECK_CONFIG,    /* PortInfo Get after a refused LINK_PI_CONFIG */
 	LINK_CHECK_ACTIVE,    /* PortInfo Get after a refused LINK_PI_ACTIVE */
+	LINK_PI_LINKS,        /* PortInfo Set: parameters with new Link*Enabled, no state change */
 };
 
 /* the port carries its node's LIDs: a switch's port 0 or any CA/router port */
@@ -107,6 +108,57 @@ static bool client_rereg_wanted(const struct ibsm_sm *sm, const struct ibsm_port
 	return p->pi.lid && p->pi.lid != p->lid;
 }
 
+/* a switch whose port 0 is an enhanced port 0 (SwitchInfo, 14.2.5.4): it has link fields */
+static bool switch_esp0(const struct ibsm_node *n)
+{
+	return node_is_switch(n) && n->have_si && n->si.enhanced_port0;
+}
+
+/* the CapabilityMask of the port's node: a switch's ports share port 0's (14.2.5.6) */
+static uint32_t node_cap_mask(const struct ibsm_port *p)
+{
+	const struct ibsm_port *p0 = &p->node->ports[0];
+
+	if (!node_is_switch(p->node))
+		return p->pi.cap_mask;
+	return p0->have_pi ? p0->pi.cap_mask : 0;
+}
+
+/*
+ * The value to write into a LinkWidth/Speed/SpeedExtEnabled field, as
+ * OpenSM's force_link_* keys do: 0 leaves the port alone, "all" (255, 15,
+ * 31: the port takes its Supported value) is written only while the
+ * enabled value differs from the supported one, anything else is written
+ * as it is. 0 in want means "no change" on the wire too.
+ */
+static uint8_t forced_value(int conf, unsigned all, uint8_t enabled, uint8_t supported)
+{
+	if (conf == 0 || ((unsigned)conf == all && enabled == supported))
+		return 0;
+	return (uint8_t)conf;
+}
+
+/*
+ * force_link_width, force_link_speed and force_link_speed_ext on every port
+ * but a switch's base port 0. LinkSpeedExtEnabled only when both ends say
+ * they have extended speeds (CapabilityMask IsExtendedSpeedsSupported).
+ */
+static void force_link(const struct ibsm_conf *c, const struct ibsm_port *p, bool linked,
+		       struct ibsm_portinfo *want)
+{
+	want->link_width_enabled = forced_value(c->force_link_width, IBSM_LINK_WIDTH_SET_LWS,
+						p->pi.link_width_enabled,
+						p->pi.link_width_supported);
+	want->link_speed_enabled = forced_value(c->force_link_speed, IBSM_LINK_SPEED_SET_LSS,
+						p->pi.link_speed_enabled,
+						p->pi.link_speed_supported);
+	if (linked && (node_cap_mask(p) & IBSM_CAP_HAS_EXT_SPEEDS) &&
+	    (node_cap_mask(p->remote) & IBSM_CAP_HAS_EXT_SPEEDS))
+		want->link_speed_ext_enabled =
+			forced_value(c->force_link_speed_ext, IBSM_LINK_SPEED_EXT_SET_LSES,
+				     p->pi.link_speed_ext_enabled, p->pi.link_speed_ext_supported);
+}
+
 bool link_desired_portinfo(const struct ibsm_sm *sm, const struct ibsm_port *p,
 			   struct ibsm_portinfo *want)
 {
@@ -167,7 +219,13 @@ bool link_desired_portinfo(const struct ibsm_sm *sm, const struct ibsm_port *p,
 		}
 		if (p->pi.port_state == IBSM_PORT_INIT)
 			want->port_state = IBSM_PORT_ARMED;
+	} else if (p->num == 0 && switch_esp0(p->node)) {
+		/* an enhanced port 0 has no neighbour: its own caps, as OpenSM */
+		want->neighbor_mtu = p->pi.mtu_cap;
+		want->op_vls = (uint8_t)op_vls_for(p->pi.vl_cap, (unsigned)c->max_op_vls);
 	}
+	if (p->num != 0 || switch_esp0(p->node))
+		force_link(c, p, linked, want);
 	return true;
 }
 
@@ -187,7 +245,23 @@ enum {
 	PF_PHYS_ERR = 1 << 11,
 	PF_OVERRUN_ERR = 1 << 12,
 	PF_PART_ENF = 1 << 13,
+	PF_LINK_WIDTH = 1 << 14,
+	PF_LINK_SPEED = 1 << 15,
+	PF_LINK_SPEED_EXT = 1 << 16,
+	PF_LINKS = PF_LINK_WIDTH | PF_LINK_SPEED | PF_LINK_SPEED_EXT,
 };
+
+/*
+ * A link field to write (0: no change) that the port does not hold; ALL
+ * (the "supported" value) is held when enabled equals supported, which is
+ * what a port answers after taking it.
+ */
+static bool link_field_differs(uint8_t want, uint8_t all, uint8_t have, uint8_t supported)
+{
+	if (want == all)
+		return have != supported;
+	return want != 0 && want != have;
+}
 
 /* which managed fields differ */
 static uint32_t portinfo_diff(const struct ibsm_portinfo *a, const struct ibsm_portinfo *b)
@@ -212,6 +286,18 @@ static uint32_t portinfo_diff(const struct ibsm_portinfo *a, const struct ibsm_p
 	m |= a->part_enf_inb != b->part_enf_inb || a->part_enf_outb != b->part_enf_outb
 		     ? PF_PART_ENF
 		     : 0;
+	m |= link_field_differs(a->link_width_enabled, IBSM_LINK_WIDTH_SET_LWS, b->link_width_enabled,
+				b->link_width_supported)
+		     ? PF_LINK_WIDTH
+		     : 0;
+	m |= link_field_differs(a->link_speed_enabled, IBSM_LINK_SPEED_SET_LSS, b->link_speed_enabled,
+				b->link_speed_supported)
+		     ? PF_LINK_SPEED
+		     : 0;
+	m |= link_field_differs(a->link_speed_ext_enabled, IBSM_LINK_SPEED_EXT_SET_LSES,
+				b->link_speed_ext_enabled, b->link_speed_ext_supported)
+		     ? PF_LINK_SPEED_EXT
+		     : 0;
 	return m;
 }
 
@@ -234,10 +320,15 @@ static void send_portinfo_set(struct sweep *sw, struct ibsm_port *p,
 	struct ibsm_sreq q = {.phase = &link_configure_phase, .guid = p->node->guid,
 			      .port = p->num, .kind = (uint8_t)kind, .rekey = rekey};
 
+	uint32_t mod = p->num;
+
+	/* without SMSupportsExtendedSpeeds a port ignores LinkSpeedExtEnabled (14.2.5.6) */
+	if (node_cap_mask(p) & IBSM_CAP_HAS_EXT_SPEEDS)
+		mod |= IBSM_PI_AM_EXT_SPEEDS;
 	portinfo_encode(data, want);
 	sw->res.ports_set++;
 	sw->sm->stats.port_sets++;
-	sweep_send_set(sw, port_path(p), IBSM_ATTR_PORT_INFO, p->num, data, &q);
+	sweep_send_set(sw, port_path(p), IBSM_ATTR_PORT_INFO, mod, data, &q);
 }
 
 void link_send_set(struct sweep *sw, struct ibsm_port *p, const struct ibsm_portinfo *want,
@@ -262,17 +353,30 @@ static struct ibsm_port *next_port(struct sweep *sw)
 	return NULL;
 }
 
+/*
+ * New Link*Enabled values go in a Set that changes no state, and the
+ * port is armed by a second Set once that is answered (link_handle), as
+ * OpenSM does: a port retrains on them, and some SMAs (ibsim) read them
+ * only from a Set without a state change.
+ */
 static bool configure_produce(struct sweep *sw)
 {
 	struct ibsm_portinfo want;
 	struct ibsm_port *p;
 
 	while ((p = next_port(sw))) {
+		enum link_kind kind = LINK_PI_CONFIG;
+
 		if (!link_desired_portinfo(sw->sm, p, &want))
 			continue;
 		if (!portinfo_needs_set(p, &want))
 			continue;
-		send_portinfo_set(sw, p, &want, LINK_PI_CONFIG, false);
+		if (want.port_state != IBSM_PORT_NOP &&
+		    (portinfo_diff(&want, &p->pi) & ~p->pi_unkept & PF_LINKS)) {
+			want.port_state = IBSM_PORT_NOP;
+			kind = LINK_PI_LINKS;
+		}
+		send_portinfo_set(sw, p, &want, kind, false);
 		return true;
 	}
 	return false;
@@ -391,6 +495,12 @@ static void link_handle(struct sweep *sw, const struct ibsm_sreq *q, const struc
 	/* an end port that is active now is in service (trap 64) */
 	if (q->kind == LINK_PI_ACTIVE && p->pi.port_state == IBSM_PORT_ACTIVE)
 		sweep_report_gid_in(sw, p);
+	/* the link fields are in: now arm the port (configure_produce) */
+	if (q->kind == LINK_PI_LINKS && link_desired_portinfo(sw->sm, p, &want) &&
+	    want.port_state != IBSM_PORT_NOP) {
+		want.client_rereg = 0; /* asked for once, in the first Set */
+		send_portinfo_set(sw, p, &want, LINK_PI_CONFIG, false);
+	}
 }
 
 /* LIDs, then every port's parameters, arming those in Init */

@@ -35,6 +35,7 @@ static const struct ibsm_phase *const heavy_phases[] = {
 	&discover_phase,
 	&election_phase,       /* the other SMs decide whether this SM configures */
 	&link_configure_phase, /* LIDs, port parameters, arm */
+	&fdr10_phase,          /* before ports go active: a new speed retrains the link */
 	&route_phase,
 	&program_phase,
 	&pkey_phase,           /* partitions before ports go active: enforced from the start */
@@ -48,6 +49,7 @@ static const struct ibsm_phase *const region_phases[] = {
 	&region_phase,
 	&election_phase,
 	&link_configure_phase,
+	&fdr10_phase,
 	&route_phase,
 	&program_phase,
 	&pkey_phase,

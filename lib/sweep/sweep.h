@@ -187,6 +187,7 @@ extern const struct ibsm_phase region_phase;    /* region.c: the targeted walk *
 extern const struct ibsm_phase light_phase;     /* light.c: SwitchInfo of every switch */
 extern const struct ibsm_phase election_phase;  /* election.c: SMInfo of the other SMs */
 extern const struct ibsm_phase link_configure_phase; /* ports.c: LIDs, PortInfo, arm */
+extern const struct ibsm_phase fdr10_phase;     /* fdr10.c: MlnxExtPortInfo FDR10 bit */
 extern const struct ibsm_phase route_phase;     /* route_phase.c: the engines */
 extern const struct ibsm_phase program_phase;   /* lft.c: SwitchInfo, LFT blocks */
 extern const struct ibsm_phase pkey_phase;      /* pkey_tables.c: P_Key tables */
@@ -207,6 +208,10 @@ void discover_send_nodedesc(struct sweep *sw, struct ibsm_node *n,
 			    const struct ibsm_drpath *path);
 /* discover.c: a NodeInfo makes sense (false with the reason in why) */
 bool discover_nodeinfo_valid(const struct ibsm_nodeinfo *ni, char *why, size_t len);
+
+/* fdr10.c: the MlnxExtPortInfo to write for fdr10 MODE (0 off, 1 enable, 2
+ * disable) on a port that has HAVE; false when it needs no Set */
+bool fdr10_wanted(int mode, const struct ibsm_mlnx_epi *have, struct ibsm_mlnx_epi *want);
 
 /* ports.c: assign LIDs (synchronous); returns ports whose LID changed */
 uint32_t link_assign_lids(struct sweep *sw);

@@ -66,6 +66,7 @@ static void decoders(const uint8_t *mad, size_t len)
 		struct ibsm_switchinfo si, si2;
 		struct ibsm_sminfo sm, sm2;
 		struct ibsm_notice n, n2;
+		struct ibsm_mlnx_epi me, me2;
 
 		nodeinfo_decode(d, &ni);
 		memset(data, 0, sizeof(data));
@@ -91,6 +92,13 @@ static void decoders(const uint8_t *mad, size_t len)
 		switchinfo_encode(data, &si);
 		switchinfo_decode(data, &si2);
 		SAME(si, si2);
+
+		mlnx_epi_decode(d, &me);
+		memset(data, 0, sizeof(data));
+		mlnx_epi_encode(data, &me);
+		mlnx_epi_decode(data, &me2);
+		SAME(me, me2);
+		(void)smp_mlnx_epi_device(ni.vendor_id, ni.device_id);
 
 		sminfo_decode(d, &sm);
 		memset(data, 0, sizeof(data));

@@ -25,12 +25,14 @@ struct ff_port {
 	uint64_t guid;
 	uint16_t pkeys[FF_PKEYS];
 	struct fakefab_sm *sm; /* a remote SM on this port, owned */
+	struct ibsm_mlnx_epi epi; /* MlnxExtPortInfo, answered on Mellanox device ids */
 };
 
 struct ff_node {
 	uint8_t type;
 	uint8_t nports;
 	uint64_t guid;
+	uint16_t device_id; /* NodeInfo DeviceID (0 unless fakefab_set_fdr10) */
 	char desc[64];
 	struct ff_port *ports; /* [0..nports] */
 	/* switch */
@@ -231,13 +233,66 @@ void fakefab_attach(struct fakefab *ff, struct ibsm_xport *x)
 
 /* --- SMA --- */
 
+/* a Link*Enabled field of a Set: 0 no change, ALL the supported value (14.2.5.6) */
+static uint8_t link_field(uint8_t v, uint8_t all, uint8_t cur, uint8_t supported)
+{
+	if (v == 0)
+		return cur;
+	return v == all ? supported : v;
+}
+
+static void link_fields_set(struct fakefab *ff, struct ff_port *pt, const struct ibsm_portinfo *in,
+			    uint32_t mod)
+{
+	struct ibsm_portinfo *pi = &pt->pi;
+	uint8_t w = pi->link_width_enabled, s = pi->link_speed_enabled;
+	uint8_t e = pi->link_speed_ext_enabled;
+
+	pi->link_width_enabled = link_field(in->link_width_enabled, 255, w, pi->link_width_supported);
+	pi->link_speed_enabled = link_field(in->link_speed_enabled, 15, s, pi->link_speed_supported);
+	/* without SMSupportsExtendedSpeeds the field is ignored */
+	if (mod & (1u << 31))
+		pi->link_speed_ext_enabled = link_field(in->link_speed_ext_enabled, 31, e,
+							pi->link_speed_ext_supported);
+	if (w != pi->link_width_enabled || s != pi->link_speed_enabled ||
+	    e != pi->link_speed_ext_enabled)
+		ff->cnt.link_sets++;
+}
+
+static int sma_mlnx_epi(struct fakefab *ff, struct ff_node *nd, int arrival, bool set,
+			uint32_t mod, uint8_t *data)
+{
+	struct ibsm_mlnx_epi in;
+	struct ff_port *pt;
+	int num = (int)(mod & 0xff);
+
+	if (!smp_mlnx_epi_device(0x2c9, nd->device_id))
+		return IBSM_STATUS_METHOD_ATTR_UNSUPP;
+	if (num > nd->nports)
+		return IBSM_STATUS_INVALID_FIELD;
+	if (num == 0 && nd->type != IBSM_NODE_SWITCH)
+		num = arrival;
+	pt = &nd->ports[num];
+	if (set) {
+		mlnx_epi_decode(data, &in);
+		if (in.state_change_enable)
+			pt->epi.link_speed_enabled = in.link_speed_enabled & pt->epi.link_speed_supported;
+		ff->cnt.mepi_sets++;
+	} else {
+		ff->cnt.mepi_gets++;
+	}
+	memset(data, 0, IBSM_SMP_DATA_SIZE);
+	mlnx_epi_encode(data, &pt->epi);
+	return 0;
+}
+
 static int sma_portinfo(struct fakefab *ff, int node, int arrival, bool set, uint32_t mod,
 			uint8_t *data)
 {
 	struct ff_node *nd = &ff->nodes[node];
 	struct ibsm_portinfo in;
 	struct ff_port *pt, *rp;
-	int num = (int)mod;
+	int num = (int)(mod & 0xff); /* bit 31: SMSupportsExtendedSpeeds */
 
 	if (num > nd->nports)
 		return IBSM_STATUS_INVALID_FIELD;
@@ -277,6 +332,7 @@ static int sma_portinfo(struct fakefab *ff, int node, int arrival, bool set, uin
 		pt->pi.sm_sl = in.sm_sl;
 		pt->pi.local_phys_err = in.local_phys_err;
 		pt->pi.overrun_err = in.overrun_err;
+		link_fields_set(ff, pt, &in, mod);
 		if (in.client_rereg)
 			ff->cnt.rereg_sets++;
 		if (st == IBSM_PORT_ARMED || st == IBSM_PORT_ACTIVE)
@@ -366,6 +422,7 @@ static int sma_handle(struct fakefab *ff, int node, int arrival, uint8_t *mad)
 			.partition_cap = FF_PKEYS,
 			.local_port = (uint8_t)arrival,
 			.vendor_id = 0x2c9,
+			.device_id = nd->device_id,
 		};
 		if (set)
 			return IBSM_STATUS_METHOD_ATTR_UNSUPP;
@@ -379,6 +436,8 @@ static int sma_handle(struct fakefab *ff, int node, int arrival, uint8_t *mad)
 		return set ? IBSM_STATUS_METHOD_ATTR_UNSUPP : 0;
 	case IBSM_ATTR_PORT_INFO:
 		return sma_portinfo(ff, node, arrival, set, h.attr_mod, data);
+	case IBSM_ATTR_MLNX_EXT_PORT_INFO:
+		return sma_mlnx_epi(ff, nd, arrival, set, h.attr_mod, data);
 	case IBSM_ATTR_SWITCH_INFO: {
 		struct ibsm_switchinfo in;
 
@@ -390,6 +449,7 @@ static int sma_handle(struct fakefab *ff, int node, int arrival, uint8_t *mad)
 				nd->si.port_state_change = 0;
 			nd->si.lft_top = in.lft_top;
 			nd->si.life_time = in.life_time;
+			nd->si.mft_top = in.mft_top;
 			ff->cnt.si_sets++;
 		}
 		memset(data, 0, IBSM_SMP_DATA_SIZE);
@@ -960,4 +1020,33 @@ struct fakefab_sm *fakefab_add_sm(struct fakefab *ff, int node, int port, uint8_
 	pt->sm->sm_key = 1; /* sm_key's default */
 	pt->pi.cap_mask |= IBSM_CAP_IS_SM;
 	return pt->sm;
+}
+
+void fakefab_set_fdr10(struct fakefab *ff, int node, uint16_t device_id)
+{
+	struct ff_node *nd = &ff->nodes[node];
+	int p;
+
+	nd->device_id = device_id;
+	for (p = 0; p <= nd->nports; p++) {
+		struct ibsm_mlnx_epi *e = &nd->ports[p].epi;
+
+		e->link_speed_supported = e->link_speed_enabled = IBSM_MLNX_SPEED_FDR10;
+		e->link_speed_active = nd->ports[p].peer >= 0 ? IBSM_MLNX_SPEED_FDR10 : 0;
+	}
+}
+
+struct ibsm_mlnx_epi *fakefab_mepi(struct fakefab *ff, int node, int port)
+{
+	return &port_at(ff, node, port)->epi;
+}
+
+struct ibsm_portinfo *fakefab_portinfo(struct fakefab *ff, int node, int port)
+{
+	return &port_at(ff, node, port)->pi;
+}
+
+struct ibsm_switchinfo *fakefab_switchinfo(struct fakefab *ff, int node)
+{
+	return &ff->nodes[node].si;
 }

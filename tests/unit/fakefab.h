@@ -88,7 +88,16 @@ struct fakefab_counts {
 	uint64_t requests;   /* requests the SM sent to end ports (SA Reports) */
 	uint64_t mkey_refused; /* SMPs dropped for a wrong M_Key */
 	uint64_t mkey_traps;   /* Bad M_Key traps (256) sent to the SM */
+	uint64_t link_sets;    /* PortInfo Sets that changed a Link*Enabled field */
+	uint64_t mepi_gets, mepi_sets; /* MlnxExtPortInfo */
 };
+/* make node a Mellanox device (device_id: 0x1003 ConnectX-3, 0xc738 SwitchX) whose
+ * ports support and enable FDR10 (MlnxExtPortInfo) */
+void fakefab_set_fdr10(struct fakefab *ff, int node, uint16_t device_id);
+/* a port's MlnxExtPortInfo, PortInfo, a switch's SwitchInfo: to read or change */
+struct ibsm_mlnx_epi *fakefab_mepi(struct fakefab *ff, int node, int port);
+struct ibsm_portinfo *fakefab_portinfo(struct fakefab *ff, int node, int port);
+struct ibsm_switchinfo *fakefab_switchinfo(struct fakefab *ff, int node);
 const struct fakefab_counts *fakefab_counts(const struct fakefab *ff);
 void fakefab_reset_counts(struct fakefab *ff);
 /* the last response or repress the SM sent (256 bytes), NULL if none */

@@ -1068,9 +1068,21 @@ START_TEST(t_requests_from_model)
 	lidmgr_del(m);
 	free(reqs);
 	free(owners);
+	/* lmc_esp0: a base port 0 keeps one LID, an enhanced port 0 takes lmc (as OpenSM) */
 	c->lmc_esp0 = true;
 	n = lidmgr_requests(&f, c, &reqs, &owners);
+	ck_assert_uint_eq(reqs[0].lmc, 0);
+	free(reqs);
+	free(owners);
+	sw->have_si = true;
+	sw->si.enhanced_port0 = 1;
+	n = lidmgr_requests(&f, c, &reqs, &owners);
 	ck_assert_uint_eq(reqs[0].lmc, 1);
+	free(reqs);
+	free(owners);
+	c->lmc_esp0 = false;
+	n = lidmgr_requests(&f, c, &reqs, &owners);
+	ck_assert_uint_eq(reqs[0].lmc, 0);
 	free(reqs);
 	free(owners);
 	conf_del(c);

@@ -911,6 +911,34 @@ START_TEST(t_names)
 }
 END_TEST
 
+/* MlnxExtPortInfo (0xff90): its four fields where libibmad and OpenSM put them */
+START_TEST(t_mlnx_epi)
+{
+	struct ibsm_mlnx_epi e = {.state_change_enable = 1, .link_speed_supported = 1,
+				  .link_speed_enabled = 1, .link_speed_active = 1}, d;
+	uint8_t data[IBSM_SMP_DATA_SIZE] = {0};
+
+	mlnx_epi_encode(data, &e);
+	ck_assert_uint_eq(data[3], 1);
+	ck_assert_uint_eq(data[7], 1);
+	ck_assert_uint_eq(data[11], 1);
+	ck_assert_uint_eq(data[15], 1);
+	memset(&d, 0xff, sizeof(d));
+	mlnx_epi_decode(data, &d);
+	ck_assert_mem_eq(&d, &e, sizeof(e));
+	/* the devices that answer it: SwitchX.., ConnectX-3.., Bull's; not others */
+	ck_assert(smp_mlnx_epi_device(0x2c9, 0xc738));
+	ck_assert(smp_mlnx_epi_device(0x2c9, 0xcf08));
+	ck_assert(smp_mlnx_epi_device(0x2c9, 0x1003));
+	ck_assert(smp_mlnx_epi_device(0x2c9, 0x1017));
+	ck_assert(!smp_mlnx_epi_device(0x2c9, 0x1018));
+	ck_assert(!smp_mlnx_epi_device(0x2c9, 0x5a44));
+	ck_assert(!smp_mlnx_epi_device(0x2c9, 0));
+	ck_assert(smp_mlnx_epi_device(0x119f, 0x1b33));
+	ck_assert(!smp_mlnx_epi_device(0x2c9, 0x1b33));
+}
+END_TEST
+
 START_TEST(t_conversions)
 {
 	ck_assert_uint_eq(mtu_to_bytes(0), 0);
@@ -1044,7 +1072,7 @@ static Suite *smp_suite(void)
 	check_case(s, "header", 0, NULL, NULL,
 		   CHECK_TESTS(t_hdr_round_trip, t_hdr_short, t_smp_build_dr, t_smp_build_lid,
 			       t_smp_check, t_smp_make_response));
-	check_case(s, "helpers", 0, NULL, NULL, CHECK_TESTS(t_drpath, t_names, t_conversions));
+	check_case(s, "helpers", 0, NULL, NULL, CHECK_TESTS(t_drpath, t_names, t_conversions, t_mlnx_epi));
 	check_case(s, "robustness", 60, NULL, NULL, CHECK_TESTS(t_garbage));
 	return s;
 }
