@@ -659,9 +659,7 @@ int dump_after_sweep(struct ibsm_dump *d, const struct dump_model *m, const stru
 	if (err < 0 && d->failing)
 		return -EALREADY;
 	if (err < 0) {
-		d->failing = true;
-		log_warnx("cannot write dump files in %s: %s; going on without them", c->dump_files_dir,
-			  strerror(-err));
+		d->failing = true; /* the caller reports it (sm.c: an event, logged) */
 	} else if (d->failing) {
 		d->failing = false;
 		log_info("dump files written in %s again", c->dump_files_dir);

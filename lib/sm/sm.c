@@ -88,7 +88,8 @@ void sm_save_after_sweep(struct ibsm_sm *sm, const struct ibsm_sweep_result *res
 			       res->blocks_sent || res->nodes_added || res->nodes_removed ||
 				       res->lids_changed);
 	if (err < 0 && err != -EALREADY)
-		sm_event(sm, "dump_failed", "cannot write dump files in %s: %s",
+		sm_event(sm, "dump_failed",
+			 "cannot write dump files in %s: %s; going on without them",
 			 sm->conf->dump_files_dir, strerror(-err));
 }
 
