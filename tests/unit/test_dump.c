@@ -479,26 +479,23 @@ START_TEST(t_after_sweep_unwritable)
 	struct ibsm_fabric f;
 	struct ibsm_dump *d = dump_new();
 	struct dump_model m = {&f, 0, 0};
-	const char *tmpdir = getenv("TMPDIR");
-	char dir[256], path[300];
+	const char *bad = "/dev/null/ibsmd-dumps"; /* not a directory, even for root */
+	char dir[256];
 
 	fabric_init(&f);
+	ck_assert_ptr_nonnull(check_mkdtemp(dir, sizeof(dir), "ibsmd-dump"));
 	free(c->dump_files_dir);
-	c->dump_files_dir = strdup("/dev/null/ibsmd-dumps"); /* not a directory, even for root */
+	c->dump_files_dir = strdup(bad);
 	ck_assert_int_eq(dump_after_sweep(d, &m, c, true), -ENOTDIR);
 	ck_assert_int_eq(dump_after_sweep(d, &m, c, true), -EALREADY);
 	ck_assert_int_eq(dump_after_sweep(d, &m, c, false), -EALREADY);
-	snprintf(dir, sizeof(dir), "%s/ibsmd-dump-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
 	free(c->dump_files_dir);
 	c->dump_files_dir = strdup(dir);
 	ck_assert_int_eq(dump_after_sweep(d, &m, c, false), 0);
 	free(c->dump_files_dir);
-	c->dump_files_dir = strdup("/dev/null/ibsmd-dumps");
+	c->dump_files_dir = strdup(bad);
 	ck_assert_int_eq(dump_after_sweep(d, &m, c, false), -ENOTDIR);
-	snprintf(path, sizeof(path), "%s/%s", dir, DUMP_SUBNET_LST);
-	ck_assert_int_eq(unlink(path), 0);
-	ck_assert_int_eq(rmdir(dir), 0);
+	check_rmtree(dir);
 	dump_del(d);
 	conf_del(c);
 	fabric_fini(&f);
