@@ -4,9 +4,11 @@
 # message) and WATCHDOG_USEC=400000 asks for a ping every 200 ms.
 #   a) master, with `daemon TRUE` in its file and -B: it stays in the foreground (the pid we
 #      started sends READY=1), says both are ignored; READY=1 once, after a STATUS= saying the
-#      subnet is up; WATCHDOG=1 goes on; a dump_files_dir that cannot be written is reported
-#      once (log line and dump_failed event) over several heavy sweeps and the SM goes on;
-#      SIGTERM: STOPPING=1, exit 0
+#      subnet is up; WATCHDOG=1 goes on; OpenSM's `dump_files_dir /var/log/` on a read-only
+#      /var/log (as under ProtectSystem=strict: a mount namespace of its own, when unshare
+#      can make one; else a path that is no directory) is reported once (log line and
+#      dump_failed event) over several heavy sweeps and the SM goes on; SIGTERM: STOPPING=1,
+#      exit 0
 #   b) standby beside a master (OpenSM when installed, else ibsmd) of higher priority:
 #      READY=1 with STATUS= standby, the watchdog kept
 #   c) -I (sm_inactive): READY=1 at once with STATUS= not active, the watchdog kept
@@ -54,7 +56,7 @@ sd_start() {
 	done
 	[ -S "$dir/nsock" ] || t_fail "$name: notify listener did not start"
 	(cd "$T/run" && SIM_HOST=$host NOTIFY_SOCKET=$dir/nsock WATCHDOG_USEC=400000 \
-		LD_PRELOAD=$UMAD2SIM exec "$IBSMD" --cache-dir "$dir" $PLUGIN_ARGS \
+		LD_PRELOAD=$UMAD2SIM exec "${SD_WRAP[@]}" "$IBSMD" --cache-dir "$dir" $PLUGIN_ARGS \
 		--socket "$dir/sock" $SM_ARGS "$@" >"$dir/log" 2>&1 {SIM_FD}>&-) &
 	pid=$!
 	PIDS="$PIDS $pid"
@@ -116,12 +118,27 @@ t_watchdog() {
 
 sd_ctl() { timeout -k 2 10 "$IBSMCTL" -S "$T/$1/sock" "${@:2}"; }
 
+# SD_WRAP: what sd_start runs ibsmd under (the same process: every part execs the next)
+SD_WRAP=(env)
+RO_VARLOG='mount --bind /var/log /var/log && mount -o remount,bind,ro /var/log'
+RO_PROBE='f=/var/log/.ibsmd-rw-probe; if touch $f; then rm -f $f; exit 1; fi'
+if [ "$(id -u)" = 0 ] && unshare -m sh -c "$RO_VARLOG && { $RO_PROBE; }" 2>/dev/null; then
+	DUMP_DIR=/var/log/
+	ro_wrap=(unshare -m sh -c "$RO_VARLOG && exec \"\$@\"" sh)
+else
+	DUMP_DIR=/dev/null/ibsmd-dumps
+	ro_wrap=(env)
+	t_info "no read-only /var/log of our own (unshare -m): $DUMP_DIR stands for it"
+fi
+
 sim_start "$NET"
 
-t_step "a) master, daemon TRUE and -B ignored, dump_files_dir not writable"
+t_step "a) master, daemon TRUE and -B ignored, dump_files_dir $DUMP_DIR not writable"
 mkdir -p "$T/a"
-printf 'daemon TRUE\ndump_files_dir /dev/null/ibsmd-dumps\n' >"$T/a.conf"
+printf 'daemon TRUE\ndump_files_dir %s\n' "$DUMP_DIR" >"$T/a.conf"
+SD_WRAP=("${ro_wrap[@]}")
 sd_start a "$HOST_A" -F "$T/a.conf" -B
+SD_WRAP=(env)
 t_ready a 'subnet up' 60
 _running "$a_PID" || t_fail "a: the process systemd started is gone (it forked?)"
 grep -q 'daemon TRUE (or -B) ignored' "$T/a/log" || t_fail "a: no warning that daemon TRUE is ignored"
@@ -132,7 +149,7 @@ for i in 1 2; do
 	sd_ctl a sweep heavy >/dev/null || t_fail "a: ibsmctl sweep heavy"
 	sleep 1.5
 done
-n=$(grep -c 'cannot write dump files in /dev/null/ibsmd-dumps' "$T/a/log")
+n=$(grep -c "cannot write dump files in $DUMP_DIR" "$T/a/log")
 [ "$n" -eq 1 ] || t_fail "a: the unwritable dump dir reported $n times in the log, want once"
 n=$(sd_ctl a --json events 200 | grep -o '"dump_failed"' | wc -l)
 [ "$n" -eq 1 ] || t_fail "a: $n dump_failed events, want 1"
