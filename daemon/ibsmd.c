@@ -423,7 +423,8 @@ static void daemon_logging(struct daemon *d)
 {
 	const struct ibsm_conf *c = d->conf;
 	bool background = c->daemon && !under_systemd();
-	bool want_file = d->opts.log_file || !conf_is_default(c, CONF_KEY_log_file);
+	bool want_file = c->log_file && c->log_file[0] &&
+			 (d->opts.log_file || !conf_is_default(c, CONF_KEY_log_file));
 
 	log_init("ibsmd", wanted_level(d, c), !background, background);
 	if (c->daemon && !background)
