@@ -16,6 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <endian.h>
+#include <infiniband/umad.h>
+
 #include <event2/event.h>
 #include <event2/thread.h>
 #include <jansson.h>
@@ -408,6 +411,81 @@ static int daemon_configure(struct daemon *d)
 	return OPTS_RUN;
 }
 
+/* --- -g 0 --- */
+
+/* was the port given as -g 0 on the command line (OpenSM: ask which one)? */
+static bool guid_zero_asked(const struct opts_cmdline *o)
+{
+	const char *v = NULL;
+	uint64_t g;
+	size_t i;
+
+	for (i = 0; i < o->nkeys; i++)
+		if (!strcmp(o->keys[i].key, "guid"))
+			v = o->keys[i].value;
+	return v && parse_u64(v, UINT64_MAX, &g) == 0 && g == 0;
+}
+
+/* the local ports, numbered from 1 as OpenSM lists them; their count */
+static int local_ports(uint64_t *guids, int max, bool print)
+{
+	char cas[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
+	int ncas, i, p, n = 0;
+	umad_ca_t ca;
+
+	ncas = umad_get_cas_names(cas, UMAD_MAX_DEVICES);
+	for (i = 0; i < ncas; i++) {
+		if (umad_get_ca(cas[i], &ca) < 0)
+			continue;
+		for (p = 1; p <= ca.numports && n < max; p++) {
+			if (!ca.ports[p])
+				continue;
+			guids[n++] = be64toh(ca.ports[p]->port_guid);
+			if (print)
+				printf("\t%d: GUID 0x%016" PRIx64 ", %s port %d, lid %u, state %d\n", n,
+				       guids[n - 1], cas[i], p, ca.ports[p]->base_lid,
+				       ca.ports[p]->state);
+		}
+		umad_release_ca(&ca);
+	}
+	return n;
+}
+
+/*
+ * -g 0, as OpenSM: one local port is taken; of several, the list goes to
+ * standard output and the choice (1..N, 0 to exit) is read from standard
+ * input; a daemon cannot ask. OPTS_RUN with c->guid set, else the exit status.
+ */
+static int daemon_ask_port(struct daemon *d)
+{
+	uint64_t guids[64];
+	int n, choice;
+
+	if (!guid_zero_asked(&d->opts))
+		return OPTS_RUN;
+	n = local_ports(guids, 64, false);
+	if (n == 1) {
+		d->conf->guid = guids[0];
+		return OPTS_RUN;
+	}
+	if (n == 0 || (d->conf->daemon && !under_systemd())) {
+		fprintf(stderr, "ibsmd: -g 0: %s\n", n ? "cannot ask for a port in daemon mode"
+						      : "no local port");
+		return 1;
+	}
+	printf("\nChoose a local port number with which to bind:\n\n");
+	local_ports(guids, 64, true);
+	printf("\n\t0: Exit\n");
+	choice = opts_port_choice(stdin, stdout, n);
+	if (choice <= 0) {
+		fprintf(stderr, "ibsmd: -g 0: %s, exiting\n", choice ? "no choice read" : "exit");
+		return 1;
+	}
+	d->conf->guid = guids[choice - 1];
+	printf("Choice guid=0x%016" PRIx64 "\n", d->conf->guid);
+	return OPTS_RUN;
+}
+
 /* OpenSM's names of the standard streams as a log_file */
 static bool log_to_stdout(const char *path)
 {
@@ -571,6 +649,8 @@ int main(int argc, char **argv)
 	d.once = d.opts.once;
 	log_init("ibsmd", IBSM_LOG_INFO, true, false);
 	if ((rc = daemon_configure(&d)) != OPTS_RUN)
+		return rc;
+	if ((rc = daemon_ask_port(&d)) != OPTS_RUN)
 		return rc;
 	daemon_logging(&d);
 	if ((rc = daemon_start(&d)) != 0)

@@ -380,3 +380,19 @@ void opts_usage(FILE *f)
 		fprintf(f, "  %-28s %s\n", head, r->help);
 	}
 }
+
+int opts_port_choice(FILE *in, FILE *out, int n)
+{
+	char word[64];
+	uint64_t v;
+
+	for (;;) {
+		fprintf(out, "\nEnter choice (0-%d): ", n);
+		fflush(out);
+		if (fscanf(in, "%63s", word) != 1)
+			return -1;
+		if (parse_u64(word, (uint64_t)n, &v) == 0)
+			return (int)v;
+		fprintf(out, "\nNo such port, try again.\n");
+	}
+}

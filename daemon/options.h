@@ -90,5 +90,8 @@ int opts_parse(struct opts_cmdline *o, int argc, char **argv, FILE *out, FILE *e
 int opts_apply(const struct opts_cmdline *o, struct ibsm_conf *c, struct conf_errors *errs);
 /* --help */
 void opts_usage(FILE *f);
+/* -g 0, as OpenSM: the choice among n listed ports read from in (asked on
+ * out until it is one): 1..n, 0 to exit, -1 when in ends */
+int opts_port_choice(FILE *in, FILE *out, int n);
 
 #endif

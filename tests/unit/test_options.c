@@ -466,6 +466,34 @@ START_TEST(t_lenient)
 }
 END_TEST
 
+/* -g 0 with several ports: OpenSM's question, asked again until answered */
+START_TEST(t_port_choice)
+{
+	static const struct {
+		const char *in;
+		int want, asked;
+	} cases[] = {
+		{"2\n", 2, 1},   {"0\n", 0, 1},	    {"\n", -1, 1},
+		{"x\n5\n3\n", 3, 3}, {"-1 0x2\n", 2, 2}, {"7\n", -1, 2},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		FILE *in = fmemopen((void *)cases[i].in, strlen(cases[i].in), "r");
+		const char *t;
+		int asked = 0;
+
+		ck_assert_ptr_nonnull(in);
+		streams_close();
+		streams_open();
+		ck_assert_int_eq(opts_port_choice(in, out, 3), cases[i].want);
+		fclose(in);
+		for (t = text_of(out); (t = strstr(t, "Enter choice (0-3): ")); t++)
+			asked++;
+		ck_assert_msg(asked == cases[i].asked, "%s: asked %d times", cases[i].in, asked);
+	}
+}
+END_TEST
+
 CHECK_MAIN_FIXTURE("options", 30, streams_open, streams_close, t_table, t_opensm_table, t_keys,
 		   t_opensm_keys, t_long_only, t_ignored_values, t_actions, t_help_version,
-		   t_bad_usage, t_apply, t_bad_numbers, t_lenient)
+		   t_bad_usage, t_apply, t_bad_numbers, t_lenient, t_port_choice)
