@@ -62,6 +62,7 @@ struct daemon {
 	int exit_code;
 	bool notified_ready;
 	char notified_status[256]; /* the last STATUS= sent, not sent again */
+	uint64_t asked_guid;	   /* the port -g 0 chose (a reload keeps it), 0 if none */
 };
 
 /* a bad partitions file is a bad configuration (a missing one is not) */
@@ -128,6 +129,8 @@ static int daemon_reload(void *arg, struct conf_errors *errs, struct conf_errors
 		conf_del(neu);
 		return r;
 	}
+	if (d->asked_guid)
+		neu->guid = d->asked_guid;
 	conf_keep_restart_keys(neu, d->sm->conf, notes);
 	for (i = 0; i < notes->n; i++)
 		log_warnx("reload: %s", notes->msg[i]);
@@ -465,7 +468,7 @@ static int daemon_ask_port(struct daemon *d)
 		return OPTS_RUN;
 	n = local_ports(guids, 64, false);
 	if (n == 1) {
-		d->conf->guid = guids[0];
+		d->conf->guid = d->asked_guid = guids[0];
 		return OPTS_RUN;
 	}
 	if (n == 0 || (d->conf->daemon && !under_systemd())) {
@@ -481,7 +484,7 @@ static int daemon_ask_port(struct daemon *d)
 		fprintf(stderr, "ibsmd: -g 0: %s, exiting\n", choice ? "no choice read" : "exit");
 		return 1;
 	}
-	d->conf->guid = guids[choice - 1];
+	d->conf->guid = d->asked_guid = guids[choice - 1];
 	printf("Choice guid=0x%016" PRIx64 "\n", d->conf->guid);
 	return OPTS_RUN;
 }

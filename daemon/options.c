@@ -44,7 +44,7 @@ const struct opts_row opts_table[] = {
 	{'c', "create-config", "FILE", OPTS_STR, .field = FIELD(create),
 	 .help = "write the annotated configuration and exit"},
 	{'g', "guid", "GUID", OPTS_KEY_HEX, "guid",
-	 .help = "run on the local port with this GUID (hex; 0: the first active port)"},
+	 .help = "run on the local port with this GUID (hex; 0: ask, as OpenSM)"},
 	KEY('l', "lmc", "N", "lmc", "LMC (0-7)"),
 	KEY('p', "priority", "N", "sm_priority", "SM priority (0-15)"),
 	{0, "subnet_prefix", "PREFIX", OPTS_KEY_HEX, "subnet_prefix", .help = "subnet prefix (hex)"},

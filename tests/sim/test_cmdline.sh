@@ -4,7 +4,7 @@
 # options (-once, -dump_files_dir) as OpenSM's getopt_long_only takes them; -f stdout and
 # -f - log to standard output and make no file of that name; -V is maximum verbosity (debug
 # lines, and log_flags 0x40 writes the table dumps); -J is refused, --pidfile written and
-# removed; --version prints the version.
+# removed; a reload keeps the port -g 0 took without a word; --version prints the version.
 # shellcheck disable=SC2086 # PLUGIN_ARGS splits on purpose
 . "$(dirname "$0")/lib.sh"
 
@@ -47,11 +47,14 @@ grep -q '\[debug\]' "$T/V.err" || t_fail "-V: no debug lines"
 grep -q "ibsmd $(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"/\1/p' "$top_builddir/config.h")" \
 	"$T/V.out" "$T/V.err" && t_fail "-V printed the version"
 
-t_step "-J refused, --pidfile, --version"
+t_step "-J refused, --pidfile, --version; a reload keeps the port -g 0 took, unremarked"
 once J -o -J "$T/pid"
 [ $RC -eq 2 ] || t_fail "-J: exit $RC, want 2 (OpenSM 3.3.23 refuses it too)"
-sm_start --pidfile "$T/pid"
+sm_start --pidfile "$T/pid" -g 0
 sm_wait_up 60
+kill -HUP "$SM_PID"
+wait_log "$SM_LOG" 'reload: [0-9]+ keys changed' 10
+if grep -q 'guid: needs a restart' "$SM_LOG"; then t_fail "-g 0: a reload says the port changed"; fi
 [ "$(cat "$T/pid" 2>/dev/null)" = "$SM_PID" ] || t_fail "--pidfile: $(cat "$T/pid" 2>/dev/null), want $SM_PID"
 sm_stop
 [ ! -e "$T/pid" ] || t_fail "--pidfile: left at exit"
