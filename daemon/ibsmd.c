@@ -16,6 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <endian.h>
+#include <infiniband/umad.h>
+
 #include <event2/event.h>
 #include <event2/thread.h>
 #include <jansson.h>
@@ -40,6 +43,8 @@
 
 #define DEFAULT_CONF SYSCONFDIR "/ibsmd/ibsmd.conf"
 #define ONCE_MAX_SWEEPS 3
+/* a master whose heavy sweeps keep failing serves (READY=1) after these */
+#define READY_AFTER_FAILED_SWEEPS 3
 
 struct daemon {
 	struct opts_cmdline opts;
@@ -56,6 +61,8 @@ struct daemon {
 	unsigned once_sweeps;
 	int exit_code;
 	bool notified_ready;
+	char notified_status[256]; /* the last STATUS= sent, not sent again */
+	uint64_t asked_guid;	   /* the port -g 0 chose (a reload keeps it), 0 if none */
 };
 
 /* a bad partitions file is a bad configuration (a missing one is not) */
@@ -122,6 +129,8 @@ static int daemon_reload(void *arg, struct conf_errors *errs, struct conf_errors
 		conf_del(neu);
 		return r;
 	}
+	if (d->asked_guid)
+		neu->guid = d->asked_guid;
 	conf_keep_restart_keys(neu, d->sm->conf, notes);
 	for (i = 0; i < notes->n; i++)
 		log_warnx("reload: %s", notes->msg[i]);
@@ -143,21 +152,94 @@ static void notify(const char *text)
 #endif
 }
 
+/* started by systemd as a notify service (Type=notify) */
+static bool under_systemd(void)
+{
+	const char *s = getenv("NOTIFY_SOCKET");
+
+	return s && s[0];
+}
+
+/*
+ * What the SM is doing, in words for STATUS=; true when it is a state it
+ * serves in and stays in (systemd may call the unit started): master with
+ * the subnet up, master on a port without links (nothing to configure until
+ * a link comes), standby beside another master, or not active (-I).
+ * Discovering and a master still bringing the subnet up are not.
+ */
+static bool serving_state(const struct ibsm_sm *sm, char *buf, size_t len)
+{
+	char sum[200];
+
+	switch (sm->state) {
+	case IBSM_SM_NOTACTIVE:
+		snprintf(buf, len, "not active%s: answering SMInfo, not sweeping",
+			 sm->conf->sm_inactive ? " (sm_inactive)" : "");
+		return true;
+	case IBSM_SM_STANDBY:
+		snprintf(buf, len, "standby: another SM is master, polling it");
+		return true;
+	case IBSM_SM_MASTER:
+		if (!sm->last_heavy_end_ms) {
+			snprintf(buf, len, "master, configuring the subnet (first heavy sweep)");
+			return false;
+		}
+		/* a heavy sweep ended and found no link on the local port */
+		if (sm->fabric.nlinks == 0) {
+			snprintf(buf, len, "master, no links on the local port: waiting for one");
+			return true;
+		}
+		status_summary(sm, sum, sizeof(sum));
+		if (sm->subnet_up) {
+			snprintf(buf, len, "%s", sum);
+			return true;
+		}
+		/*
+		 * A fabric with a broken node may keep the subnet from coming up
+		 * for good: after a few heavy sweeps that is the state ibsmd
+		 * serves in (and says so), rather than failing the unit's start
+		 * and being restarted over and over.
+		 */
+		if (sm->failed_in_row >= READY_AFTER_FAILED_SWEEPS) {
+			snprintf(buf, len, "%.120s; %u heavy sweeps incomplete: %.80s", sum,
+				 sm->failed_in_row, sm->last_heavy.reason);
+			return true;
+		}
+		snprintf(buf, len, "%s", sum);
+		return false;
+	default:
+		snprintf(buf, len, "discovering the fabric");
+		return false;
+	}
+}
+
+/* STATUS= on every change of the state text; READY=1 once the SM serves */
+static void notify_state(struct daemon *d)
+{
+	char text[sizeof(d->notified_status)], buf[sizeof(text) + 8];
+	bool stable;
+
+	if (!d->sm)
+		return;
+	stable = serving_state(d->sm, text, sizeof(text));
+	if (strcmp(text, d->notified_status) != 0) {
+		snprintf(d->notified_status, sizeof(d->notified_status), "%s", text);
+		snprintf(buf, sizeof(buf), "STATUS=%s", text);
+		notify(buf);
+	}
+	if (stable && !d->notified_ready) {
+		d->notified_ready = true;
+		log_info("serving: %s", text);
+		notify("READY=1");
+	}
+}
+
 static void on_sweep_done(void *arg, const struct ibsm_sweep_result *r)
 {
 	struct daemon *d = arg;
-	char sum[256], buf[300];
 
-	if (!r->heavy)
-		return;
-	status_summary(d->sm, sum, sizeof(sum));
-	snprintf(buf, sizeof(buf), "STATUS=%s", sum);
-	notify(buf);
-	if (d->sm->subnet_up && !d->notified_ready) {
-		d->notified_ready = true;
-		notify("READY=1");
-	}
-	if (!d->once)
+	notify_state(d);
+	if (!r->heavy || !d->once)
 		return;
 	if (d->sm->state == IBSM_SM_STANDBY) {
 		/* another SM is master (smstate.c): there is nothing to configure */
@@ -183,6 +265,9 @@ static void on_event(void *arg, const struct ibsm_event *ev)
 	struct daemon *d = arg;
 	json_t *j;
 
+	/* a change of SM state (standby, master, not active) is seen at once */
+	if (!strcmp(ev->type, "sm_state") || !strcmp(ev->type, "subnet_up"))
+		notify_state(d);
 	if (!d->ctl || !ctl_subscribers(d->ctl))
 		return;
 	j = status_event_json(ev);
@@ -329,15 +414,109 @@ static int daemon_configure(struct daemon *d)
 	return OPTS_RUN;
 }
 
-/* logging: stderr in the foreground (journald takes it), syslog when daemonized */
+/* --- -g 0 --- */
+
+/* was the port given as -g 0 on the command line (OpenSM: ask which one)? */
+static bool guid_zero_asked(const struct opts_cmdline *o)
+{
+	const char *v = NULL;
+	uint64_t g;
+	size_t i;
+
+	for (i = 0; i < o->nkeys; i++)
+		if (!strcmp(o->keys[i].key, "guid"))
+			v = o->keys[i].value;
+	return v && parse_u64(v, UINT64_MAX, &g) == 0 && g == 0;
+}
+
+/* the local ports, numbered from 1 as OpenSM lists them; their count */
+static int local_ports(uint64_t *guids, int max, bool print)
+{
+	char cas[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
+	int ncas, i, p, n = 0;
+	umad_ca_t ca;
+
+	ncas = umad_get_cas_names(cas, UMAD_MAX_DEVICES);
+	for (i = 0; i < ncas; i++) {
+		if (umad_get_ca(cas[i], &ca) < 0)
+			continue;
+		for (p = 1; p <= ca.numports && n < max; p++) {
+			if (!ca.ports[p])
+				continue;
+			guids[n++] = be64toh(ca.ports[p]->port_guid);
+			if (print)
+				printf("\t%d: GUID 0x%016" PRIx64 ", %s port %d, lid %u, state %d\n", n,
+				       guids[n - 1], cas[i], p, ca.ports[p]->base_lid,
+				       ca.ports[p]->state);
+		}
+		umad_release_ca(&ca);
+	}
+	return n;
+}
+
+/*
+ * -g 0, as OpenSM: one local port is taken; of several, the list goes to
+ * standard output and the choice (1..N, 0 to exit) is read from standard
+ * input; a daemon cannot ask. OPTS_RUN with c->guid set, else the exit status.
+ */
+static int daemon_ask_port(struct daemon *d)
+{
+	uint64_t guids[64];
+	int n, choice;
+
+	if (!guid_zero_asked(&d->opts))
+		return OPTS_RUN;
+	n = local_ports(guids, 64, false);
+	if (n == 1) {
+		d->conf->guid = d->asked_guid = guids[0];
+		return OPTS_RUN;
+	}
+	if (n == 0 || (d->conf->daemon && !under_systemd())) {
+		fprintf(stderr, "ibsmd: -g 0: %s\n", n ? "cannot ask for a port in daemon mode"
+						      : "no local port");
+		return 1;
+	}
+	printf("\nChoose a local port number with which to bind:\n\n");
+	local_ports(guids, 64, true);
+	printf("\n\t0: Exit\n");
+	choice = opts_port_choice(stdin, stdout, n);
+	if (choice <= 0) {
+		fprintf(stderr, "ibsmd: -g 0: %s, exiting\n", choice ? "no choice read" : "exit");
+		return 1;
+	}
+	d->conf->guid = d->asked_guid = guids[choice - 1];
+	printf("Choice guid=0x%016" PRIx64 "\n", d->conf->guid);
+	return OPTS_RUN;
+}
+
+/* OpenSM's names of the standard streams as a log_file */
+static bool log_to_stdout(const char *path)
+{
+	return !strcmp(path, "stdout") || !strcmp(path, "-");
+}
+
+/*
+ * Logging: stderr in the foreground (journald takes it), syslog when
+ * daemonized. Under systemd (Type=notify) ibsmd never forks: the unit
+ * follows the process it started, so daemon TRUE and -B are ignored.
+ */
 static void daemon_logging(struct daemon *d)
 {
 	const struct ibsm_conf *c = d->conf;
-	bool background = d->opts.background || c->daemon;
+	bool background = c->daemon && !under_systemd();
+	bool want_file = c->log_file && c->log_file[0] &&
+			 (d->opts.log_file || !conf_is_default(c, CONF_KEY_log_file));
 
 	log_init("ibsmd", wanted_level(d, c), !background, background);
-	if (d->opts.log_file || !conf_is_default(c, CONF_KEY_log_file)) {
-		if (d->opts.erase_log || !c->accum_log_file)
+	if (c->daemon && !background)
+		log_warnx("daemon TRUE (or -B) ignored: started by systemd, which wants "
+			  "ibsmd in the foreground");
+	if (want_file && log_to_stdout(c->log_file)) {
+		/* -f stdout, -f -: the log lines go to standard output */
+		if (dup2(STDOUT_FILENO, STDERR_FILENO) < 0)
+			log_warn("cannot log to standard output");
+	} else if (want_file && strcmp(c->log_file, "stderr") != 0) {
+		if (!c->accum_log_file)
 			unlink(c->log_file);
 		if (log_open_file(c->log_file, (uint64_t)c->log_max_size << 20) < 0)
 			log_warn("cannot open log file %s", c->log_file);
@@ -435,6 +614,8 @@ static void daemon_run(struct daemon *d)
 		log_msg(IBSM_LOG_ERROR, "cannot set up routing, exiting");
 		d->exit_code = 1;
 	} else {
+		/* not active (-I) is a serving state from the start */
+		notify_state(d);
 		event_base_dispatch(d->base);
 	}
 	conf_errors_free(&errs);
@@ -471,6 +652,8 @@ int main(int argc, char **argv)
 	d.once = d.opts.once;
 	log_init("ibsmd", IBSM_LOG_INFO, true, false);
 	if ((rc = daemon_configure(&d)) != OPTS_RUN)
+		return rc;
+	if ((rc = daemon_ask_port(&d)) != OPTS_RUN)
 		return rc;
 	daemon_logging(&d);
 	if ((rc = daemon_start(&d)) != 0)

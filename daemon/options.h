@@ -18,6 +18,8 @@ struct ibsm_conf;
 struct conf_errors;
 
 #define OPTS_MAX_KEYS 64
+/* -g, -k, --subnet_prefix: hex values rewritten with 0x (OpenSM reads them as hex) */
+#define OPTS_MAX_HEX 8
 /* opts_parse(): go on and run (any other value is the exit status) */
 #define OPTS_RUN (-1)
 
@@ -30,23 +32,26 @@ struct opts_key {
 struct opts_cmdline {
 	const char *conf_path;	 /* -F */
 	const char *create;	 /* -c: write the annotated configuration here */
-	const char *pidfile;	 /* -J */
+	const char *pidfile;	 /* --pidfile */
 	const char *log_level;	 /* --log-level, a valid level name */
 	struct offline_opts offline; /* --offline, --dump-lfts, --report */
 	bool check_only;	 /* --check-config */
 	bool once;		 /* -o */
-	bool background;	 /* -B */
-	bool erase_log;		 /* -e */
 	bool log_file;		 /* -f given */
 	int verbose;		 /* -v, counted */
 	struct opts_key keys[OPTS_MAX_KEYS];
 	size_t nkeys;
+	char hex[OPTS_MAX_HEX][24]; /* storage of rewritten hex values (keys[] point here) */
+	size_t nhex;
 };
 
 /* how a row's option is handled */
 enum opts_kind {
 	OPTS_KEY,	/* sets .key to its argument */
-	OPTS_KEY_TRUE,	/* sets .key to TRUE; no argument */
+	OPTS_KEY_HEX,	/* sets .key to its argument read as hex, 0x or not (OpenSM's -g, -k) */
+	OPTS_KEY_SET,	/* sets .key to .value (NULL: TRUE); no argument */
+	OPTS_DEBUG,	/* -d N: OpenSM's debug switches, each a key */
+	OPTS_MAX_VERBOSE, /* -V: log_flags 0xFF and force_log_flush, as OpenSM */
 	OPTS_STR,	/* its argument into the const char * at .field */
 	OPTS_BOOL,	/* true into the bool at .field; no argument */
 	OPTS_COUNT,	/* one more in the int at .field; no argument */
@@ -60,9 +65,13 @@ struct opts_row {
 	const char *name;   /* long option; one letter: an OpenSM alias left out of --help */
 	const char *arg;    /* its argument in --help ("FILE"); NULL: takes none */
 	enum opts_kind kind;
-	const char *key;    /* OPTS_KEY, OPTS_KEY_TRUE: the configuration key */
+	const char *key;    /* OPTS_KEY*: the configuration key */
 	size_t field;	    /* OPTS_STR, OPTS_BOOL, OPTS_COUNT: offsetof(struct opts_cmdline, ...) */
 	const char *help;   /* NULL: an alias of the row above, not listed */
+	const char *value;  /* OPTS_KEY_SET: the value set (NULL: TRUE) */
+	const char *choices; /* OPTS_KEY: "a|b|c", anything else ignored with a warning (OpenSM) */
+	bool lenient;	    /* a value the key refuses is ignored with a warning (OpenSM) */
+	bool extra;	    /* ibsmd's own (not OpenSM's): long only */
 };
 
 /* the option table and its length (for the tests) */
@@ -76,9 +85,13 @@ extern const size_t opts_nrows;
  */
 int opts_parse(struct opts_cmdline *o, int argc, char **argv, FILE *out, FILE *err);
 /* set the keys of the command line in c (origin: flag); the number of
- * errors, each added to errs as "option: key: reason" */
+ * errors, each added to errs as "option: key: reason"; a lenient row's
+ * refused value is logged as a warning and left out instead */
 int opts_apply(const struct opts_cmdline *o, struct ibsm_conf *c, struct conf_errors *errs);
 /* --help */
 void opts_usage(FILE *f);
+/* -g 0, as OpenSM: the choice among n listed ports read from in (asked on
+ * out until it is one): 1..n, 0 to exit, -1 when in ends */
+int opts_port_choice(FILE *in, FILE *out, int n);
 
 #endif

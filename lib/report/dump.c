@@ -620,6 +620,7 @@ int dump_write_all(const struct dump_model *m, const char *dir, bool tables)
 
 struct ibsm_dump {
 	bool tables_dumped; /* the table files were written since start */
+	bool failing;	    /* the last write failed and was reported */
 };
 
 struct ibsm_dump *dump_new(void)
@@ -635,7 +636,6 @@ void dump_del(struct ibsm_dump *d)
 int dump_after_sweep(struct ibsm_dump *d, const struct dump_model *m, const struct ibsm_conf *c,
 		     bool changed)
 {
-	static struct log_ratelimit rl = LOG_RATELIMIT_INIT(2, 1);
 	bool tables;
 	int err;
 
@@ -651,8 +651,18 @@ int dump_after_sweep(struct ibsm_dump *d, const struct dump_model *m, const stru
 	err = dump_write_all(m, c->dump_files_dir, tables);
 	if (err == 0 && tables)
 		d->tables_dumped = true;
-	if (err < 0)
-		log_rl(&rl, IBSM_LOG_WARN, "cannot write dump files in %s: %s", c->dump_files_dir,
-		       strerror(-err));
+	/*
+	 * A directory that cannot be written (OpenSM's /var/log/ under a
+	 * read-only /var) is said once, not after every sweep, and never
+	 * stops the SM; a success after it is said too.
+	 */
+	if (err < 0 && d->failing)
+		return -EALREADY;
+	if (err < 0) {
+		d->failing = true; /* the caller reports it (sm.c: an event, logged) */
+	} else if (d->failing) {
+		d->failing = false;
+		log_info("dump files written in %s again", c->dump_files_dir);
+	}
 	return err;
 }

@@ -39,7 +39,9 @@ void dump_del(struct ibsm_dump *d);
  * After a sweep, into c's dump_files_dir (none: nothing): the subnet list,
  * and the table files when c asks for them (dump_tables, log_flags 0x40)
  * and they were never written or changed says the tables or the fabric
- * did. Failures are logged (rate-limited); 0 or the first negative errno.
+ * did. 0 or the first negative errno, for the caller to report; while
+ * the failure lasts the next ones return -EALREADY (a success after a
+ * failure is logged).
  */
 int dump_after_sweep(struct ibsm_dump *d, const struct dump_model *m, const struct ibsm_conf *c,
 		     bool changed);

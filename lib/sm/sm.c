@@ -84,10 +84,14 @@ void sm_save_after_sweep(struct ibsm_sm *sm, const struct ibsm_sweep_result *res
 		log_warnx("cannot save guid2mkey: %s", strerror(-err));
 	sa_db_after_sweep(sm);
 	/* OpenSM's dump files, for tools made for OpenSM; never fatal */
-	dump_after_sweep(sm->dump, &(struct dump_model){&sm->fabric, sm->sm_lid, sm->max_lid},
-			 sm->conf,
-			 res->blocks_sent || res->nodes_added || res->nodes_removed ||
-				 res->lids_changed);
+	err = dump_after_sweep(sm->dump, &(struct dump_model){&sm->fabric, sm->sm_lid, sm->max_lid},
+			       sm->conf,
+			       res->blocks_sent || res->nodes_added || res->nodes_removed ||
+				       res->lids_changed);
+	if (err < 0 && err != -EALREADY)
+		sm_event(sm, "dump_failed",
+			 "cannot write dump files in %s: %s; going on without them",
+			 sm->conf->dump_files_dir, strerror(-err));
 }
 
 /* a heavy sweep covers every region and what a light one would see */

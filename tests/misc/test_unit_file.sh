@@ -2,9 +2,13 @@
 # The systemd unit and the installation:
 # (a) conf/ibsmd.service as built: every @...@ replaced, the directives ibsmd
 #     relies on (Type=notify, reload by SIGHUP, watchdog, its directories,
-#     the hardening), and ibsmd accepts the options of its ExecStart;
-# (b) systemd-analyze verify passes on it, with ExecStart pointing at the
-#     built ibsmd and Documentation= resolved from the built man pages;
+#     the hardening), ordered before the targets OpenSM's unit is (the
+#     network needs an SM: IPoIB), a start timeout (READY=1 comes in every
+#     state, never infinity), comments naming the configured sysconfdir (not
+#     a hard-coded /etc), and ibsmd accepts the options of its ExecStart;
+# (b) systemd-analyze verify is clean on it (no word about ibsmd.service),
+#     with ExecStart pointing at the built ibsmd and Documentation= resolved
+#     from the built man pages;
 # (c) make install DESTDIR=...: ibsmd in sbin, ibsmctl in bin, the man pages
 #     in their sections, the unit with ExecStart = the installed ibsmd (which
 #     verifies too), the default configuration, which loads; a second install
@@ -41,6 +45,8 @@ verify() {
 	rc=$?
 	[ -z "$out" ] || printf '%s\n' "$out"
 	[ $rc -eq 0 ] || fail "systemd-analyze verify $unit (ExecStart $exe): exit $rc"
+	# clean: nothing said about our unit (the host's other units may have their say)
+	if printf '%s\n' "$out" | grep -q 'ibsmd\.service'; then fail "verify: not clean"; fi
 	# man pages it could not find are errors too, whatever the exit status
 	if printf '%s\n' "$out" | grep -q "Command 'man"; then fail "verify: man pages not found"; fi
 }
@@ -55,6 +61,31 @@ done
 grep -q '^DeviceAllow=char-infiniband_mad ' "$UNIT" || fail "unit: no DeviceAllow for the umad devices"
 grep -q '^WatchdogSec=[1-9]' "$UNIT" || fail "unit: no WatchdogSec"
 grep -q '^ExecReload=.*kill -HUP \$MAINPID' "$UNIT" || fail "unit: ExecReload does not send SIGHUP"
+# ordered as OpenSM's unit: before the network (IPoIB ports stay down without an SM)
+before=" $(unit_get "$UNIT" Before) "
+for t in network.target remote-fs-pre.target; do
+	[[ $before == *" $t "* ]] || fail "unit: not Before=$t (OpenSM's unit is)"
+done
+for f in /lib/systemd/system/opensm.service /usr/lib/systemd/system/opensm.service; do
+	[ -f "$f" ] || continue
+	for t in $(unit_get "$f" Before); do
+		[[ $before == *" $t "* ]] || fail "unit: $f is Before=$t, ibsmd.service is not"
+	done
+	break
+done
+tss=$(unit_get "$UNIT" TimeoutStartSec)
+[[ $tss =~ ^[1-9][0-9]*$ ]] || fail "unit: TimeoutStartSec=$tss (READY=1 comes in every state)"
+# the comments name the configured paths: sysconfdir as the Makefile expands it
+mk_var() { sed -n "s/^$1 = //p" "$top_builddir/Makefile" | head -n 1; }
+prefix=$(mk_var prefix)
+sysconfdir=$(mk_var sysconfdir)
+sysconfdir=${sysconfdir//\$\{prefix\}/$prefix}
+sysconfdir=${sysconfdir//\$(prefix)/$prefix}
+grep -q "^#.*$sysconfdir/ibsmd/ibsmd.conf" "$UNIT" ||
+	fail "unit: the comments do not name $sysconfdir/ibsmd/ibsmd.conf"
+if [ "$sysconfdir" != /etc ] && grep -nE '(^|[^[:alnum:]_./-])/etc/ibsmd' "$UNIT"; then
+	fail "unit: /etc/ibsmd named, configured sysconfdir is $sysconfdir"
+fi
 exec_start=$(unit_get "$UNIT" ExecStart)
 prog=${exec_start%% *}
 case $prog in

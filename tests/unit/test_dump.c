@@ -471,5 +471,36 @@ START_TEST(t_after_sweep_alone)
 }
 END_TEST
 
+/* a directory that cannot be written: said once (the error), then -EALREADY
+ * while it lasts; once written again, a new failure is said again */
+START_TEST(t_after_sweep_unwritable)
+{
+	struct ibsm_conf *c = conf_new();
+	struct ibsm_fabric f;
+	struct ibsm_dump *d = dump_new();
+	struct dump_model m = {&f, 0, 0};
+	const char *bad = "/dev/null/ibsmd-dumps"; /* not a directory, even for root */
+	char dir[256];
+
+	fabric_init(&f);
+	ck_assert_ptr_nonnull(check_mkdtemp(dir, sizeof(dir), "ibsmd-dump"));
+	free(c->dump_files_dir);
+	c->dump_files_dir = strdup(bad);
+	ck_assert_int_eq(dump_after_sweep(d, &m, c, true), -ENOTDIR);
+	ck_assert_int_eq(dump_after_sweep(d, &m, c, true), -EALREADY);
+	ck_assert_int_eq(dump_after_sweep(d, &m, c, false), -EALREADY);
+	free(c->dump_files_dir);
+	c->dump_files_dir = strdup(dir);
+	ck_assert_int_eq(dump_after_sweep(d, &m, c, false), 0);
+	free(c->dump_files_dir);
+	c->dump_files_dir = strdup(bad);
+	ck_assert_int_eq(dump_after_sweep(d, &m, c, false), -ENOTDIR);
+	check_rmtree(dir);
+	dump_del(d);
+	conf_del(c);
+	fabric_fini(&f);
+}
+END_TEST
+
 CHECK_MAIN_TESTS("dump", 30, t_subnet_lst, t_lfts, t_fdbs, t_detours_and_unknown, t_write_all,
-		 t_disabled, t_after_sweep_alone)
+		 t_disabled, t_after_sweep_alone, t_after_sweep_unwritable)
