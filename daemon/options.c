@@ -28,6 +28,8 @@ const struct opts_row opts_table[] = {
 	 .help = "write the annotated configuration and exit"},
 	{0, "check-config", NULL, OPTS_BOOL, .field = FIELD(check_only),
 	 .help = "validate the configuration and exit 0/1"},
+	{0, "strict-config", NULL, OPTS_KEY_TRUE, "strict_config",
+	 .help = "refuse to start on any configuration warning"},
 	{'g', "guid", "GUID", OPTS_KEY, "guid", .help = "run on the local port with this GUID"},
 	{'o', "once", NULL, OPTS_BOOL, .field = FIELD(once),
 	 .help = "configure the subnet once, exit 0 when it is up"},
