@@ -112,8 +112,14 @@ static void check_routing(const struct ibsm_conf *c, struct conf_errors *errs,
 		conf_errors_add(warns, "%s", load.msg[j]);
 	where(c, CONF_KEY_routing_engine, at, sizeof(at));
 	if (route_configure(rt, c, &bad) < 0)
-		for (j = 0; j < bad.n; j++)
-			conf_errors_add(errs, "%s", bad.msg[j]);
+		for (j = 0; j < bad.n; j++) {
+			const char *m = bad.msg[j];
+
+			/* the location names the key already */
+			if (!strncmp(m, "routing_engine: ", 16))
+				m += 16;
+			conf_errors_add(errs, "%s: %s", at, m);
+		}
 	names = xstrdup(route_skipped(rt));
 	for (tok = strtok_r(names, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
 		conf_errors_add(warns, "%s: no routing engine '%s', skipped (as OpenSM does)", at,
