@@ -1,7 +1,9 @@
 /*
  * test_conf.c: lib/conf/conf.c: defaults against what `opensm -c` writes, every
- * kind of bad line with its exact "file:line: key: reason" message, write
- * and re-read, dup, reload checks and origin tracking.
+ * kind of bad line with its exact "file:line: key: reason" warning (OpenSM's
+ * reading: nothing on a line stops ibsmd), the corpus of real-world files in
+ * tests/conf with their exact warnings and strict_config refusing each bad
+ * one, write and re-read, dup, reload checks and origin tracking.
  */
 #include "config.h"
 
@@ -961,6 +963,122 @@ START_TEST(t_keep_restart_keys)
 }
 END_TEST
 
+/* --- the corpus of tests/conf: real-world files, each with its exact warnings --- */
+
+struct corpus_case {
+	const char *file;
+	const char *warn[8]; /* after "path:" */
+};
+
+static const struct corpus_case corpus[] = {
+	{"opensm-3.3.23.conf", {NULL}},
+	{"opensm-3.3.24.conf", {NULL}},
+	{"crlf.conf", {NULL}},
+	{"trailing-comments.conf", {NULL}},
+	{"quoted-paths.conf", {NULL}},
+	{"misspelt.conf",
+	 {"2: unknown key 'sm_priorty' (did you mean 'sm_priority'?)",
+	  "3: unknown key 'routng_engine' (did you mean 'routing_engine'?)",
+	  "4: unknown key 'LMC' (did you mean 'lmc'?)", "5: unknown key 'totally_unknown_key'"}},
+	{"out-of-range.conf",
+	 {"2: lmc: 8 is out of range [0, 7], using the default 0",
+	  "3: sm_priority: 16 is out of range [0, 15], using the default 0",
+	  "6: part_enforce: \"On\" is not an allowed value, using the default both",
+	  "7: m_key_protection_level: 4 is out of range [0, 3], using the default 0",
+	  "8: packet_life_time: \"abc\" is not an integer, using the default 0x12",
+	  "9: qos: \"yes\" is not TRUE or FALSE, read as FALSE as OpenSM does",
+	  "10: transaction_timeout: missing value, using the default 200"}},
+	{"aliases.conf",
+	 {"2: port_search_ordering_file: not supported by ibsmd yet, value "
+	  "/etc/opensm/dimn-ports.conf ignored"}},
+	{"routing.conf",
+	 {"7: qos: not supported by ibsmd yet, value TRUE ignored",
+	  "8: qos_policy_file: not supported by ibsmd yet, value /nonexistent/qos-policy.conf "
+	  "ignored"}},
+	{"no-engine.conf", {NULL}},
+	{"bad-partitions.conf", {NULL}},
+};
+
+/* what each file must read as, beyond its warnings */
+static void corpus_values(const char *file, const struct ibsm_conf *c)
+{
+	if (!strcmp(file, "opensm-3.3.24.conf")) {
+		ck_assert_uint_eq(c->origin[CONF_KEY_max_rate_enum].kind, CONF_FROM_FILE);
+	} else if (!strcmp(file, "crlf.conf")) {
+		ck_assert_int_eq(c->sm_priority, 5);
+		ck_assert_str_eq(c->routing_engine, "updn,minhop");
+		ck_assert_str_eq(c->dump_files_dir, "/tmp");
+		ck_assert(c->sweep_on_trap);
+	} else if (!strcmp(file, "trailing-comments.conf")) {
+		ck_assert_int_eq(c->sm_priority, 15);
+		ck_assert_int_eq(c->sweep_interval, 30);
+		ck_assert_str_eq(c->routing_engine, "updn,minhop");
+		ck_assert_uint_eq(c->origin[CONF_KEY_reassign_lids].line, 5);
+	} else if (!strcmp(file, "quoted-paths.conf")) {
+		ck_assert_str_eq(c->partition_config_file, "quoted.partitions");
+		ck_assert_str_eq(c->root_guid_file, "roots.guids");
+		ck_assert_str_eq(c->routing_engine, "updn");
+	} else if (!strcmp(file, "out-of-range.conf")) {
+		/* OpenSM's defaults for what it refuses, its values for what it takes */
+		ck_assert_int_eq(c->lmc, 0);
+		ck_assert_int_eq(c->sm_priority, 0);
+		ck_assert_int_eq(c->max_wire_smps, 0);
+		ck_assert_int_eq(c->sweep_interval, 100000);
+		ck_assert_str_eq(c->part_enforce, "both");
+		ck_assert(!c->qos);
+	} else if (!strcmp(file, "aliases.conf")) {
+		ck_assert_str_eq(c->port_search_ordering_file, "/etc/opensm/dimn-ports.conf");
+		ck_assert_uint_eq(c->origin[CONF_KEY_port_search_ordering_file].line, 2);
+	}
+}
+
+START_TEST(t_corpus)
+{
+	const struct corpus_case *cc = &corpus[_i];
+	char *path = xasprintf("%s/tests/conf/%s", TOP_SRCDIR, cc->file), *want;
+	struct conf_errors errs = {0}, warns = {0};
+	struct ibsm_conf *c = conf_new();
+	size_t n = 0, i;
+
+	while (n < ARRAY_SIZE(cc->warn) && cc->warn[n])
+		n++;
+	ck_assert_int_eq(conf_load_file(c, path, &errs, &warns), 0);
+	conf_warn_unsupported(c, &warns);
+	ck_assert_uint_eq(errs.n, 0);
+	for (i = 0; i < warns.n; i++)
+		ck_assert_msg(i < n, "%s: unexpected warning %s", cc->file, warns.msg[i]);
+	ck_assert_uint_eq(warns.n, n);
+	for (i = 0; i < n; i++) {
+		want = xasprintf("%s:%s", path, cc->warn[i]);
+		ck_assert_str_eq(warns.msg[i], want);
+		free(want);
+	}
+	corpus_values(cc->file, c);
+	/* a start goes on with warnings; strict_config refuses each bad file */
+	ck_assert(!conf_refuses(c, 0, warns.n));
+	ck_assert_int_eq(conf_set(c, "strict_config", "TRUE", CONF_FROM_FLAG, 0, NULL, 0), 0);
+	ck_assert(conf_refuses(c, 0, warns.n) == (n > 0));
+	ck_assert(conf_refuses(c, 1, 0));
+	conf_errors_free(&errs);
+	conf_errors_free(&warns);
+	conf_del(c);
+	free(path);
+}
+END_TEST
+
+/* the closest key, when one is close enough to be a typo */
+START_TEST(t_key_suggest)
+{
+	ck_assert_str_eq(conf_key_suggest("sm_priorty"), "sm_priority");
+	ck_assert_str_eq(conf_key_suggest("SWEEP_INTERVAL"), "sweep_interval");
+	ck_assert_str_eq(conf_key_suggest("routng_engine"), "routing_engine");
+	ck_assert_str_eq(conf_key_suggest("max_wire_smp"), "max_wire_smps");
+	ck_assert_ptr_null(conf_key_suggest("xyz"));
+	ck_assert_ptr_null(conf_key_suggest("totally_unknown_key"));
+	ck_assert_ptr_null(conf_key_suggest(""));
+}
+END_TEST
+
 static Suite *conf_suite(void)
 {
 	Suite *s = suite_create("conf");
@@ -980,6 +1098,8 @@ static Suite *conf_suite(void)
 			CHECK_TESTS(t_line_too_long, t_string_too_long, t_bad_line_in_middle,
 				    t_many_errors, t_missing_file, t_good_forms, t_conf_set));
 	tcase_add_loop_test(tc, t_bad_line, 0, (int)ARRAY_SIZE(bad_cases));
+	tc = check_case(s, "corpus", 0, setup, teardown, CHECK_TESTS(t_key_suggest));
+	tcase_add_loop_test(tc, t_corpus, 0, (int)ARRAY_SIZE(corpus));
 	check_case(s, "lifecycle", 0, setup, teardown,
 		   CHECK_TESTS(t_write_reload, t_dup, t_reload_check, t_keep_restart_keys,
 			       t_origins));
