@@ -90,26 +90,26 @@ static enum ibsm_log_level wanted_level(const struct daemon *d, const struct ibs
  * error keeps the running configuration. Keys that cannot change at run
  * time keep their old values (noted). Then the SM takes the new one.
  */
-static int daemon_reload(void *arg, struct conf_errors *errs, struct conf_errors *notes,
-			 struct conf_errors *changed)
+static int daemon_reload(void *arg, struct conf_errors *errs, struct conf_errors *warns,
+			 struct conf_errors *notes, struct conf_errors *changed)
 {
 	struct daemon *d = arg;
 	struct ibsm_conf *neu = conf_new();
-	struct conf_errors warns = {0};
 	size_t i;
 	int r = 0;
 
-	if (d->conf_path && conf_load_file(neu, d->conf_path, errs, &warns) != 0)
+	if (d->conf_path && conf_load_file(neu, d->conf_path, errs, warns) != 0)
 		r = -EINVAL;
 	if (!r && opts_apply(&d->opts, neu, errs))
 		r = -EINVAL;
 	if (!r)
-		conf_warn_unsupported(neu, &warns);
+		conf_warn_unsupported(neu, warns);
 	/* warnings do not stop a reload, as they do not stop a start, unless strict */
-	if (!r && conf_refuses(neu, 0, warns.n)) {
-		for (i = 0; i < warns.n; i++)
-			conf_errors_add(errs, "%s", warns.msg[i]);
-		conf_errors_add(errs, "strict_config: %zu warnings", warns.n);
+	if (!r && conf_refuses(neu, 0, warns->n)) {
+		for (i = 0; i < warns->n; i++)
+			conf_errors_add(errs, "%s", warns->msg[i]);
+		conf_errors_add(errs, "strict_config: %zu warning%s", warns->n,
+				warns->n == 1 ? "" : "s");
 		r = -EINVAL;
 	}
 	/* the partitions file too; on any error the old partitions stay */
@@ -121,15 +121,11 @@ static int daemon_reload(void *arg, struct conf_errors *errs, struct conf_errors
 		log_warnx("reload: configuration rejected, still running on the old one");
 		sm_event(d->sm, "reload_failed", "reload rejected: %s",
 			 errs->n ? errs->msg[0] : "errors");
-		conf_errors_free(&warns);
 		conf_del(neu);
 		return r;
 	}
-	for (i = 0; i < warns.n; i++) {
-		log_warnx("reload: %s", warns.msg[i]);
-		conf_errors_add(notes, "%s", warns.msg[i]);
-	}
-	conf_errors_free(&warns);
+	for (i = 0; i < warns->n; i++)
+		log_warnx("reload: %s", warns->msg[i]);
 	conf_keep_restart_keys(neu, d->sm->conf, notes);
 	for (i = 0; i < notes->n; i++)
 		log_warnx("reload: %s", notes->msg[i]);
@@ -202,7 +198,7 @@ static void on_event(void *arg, const struct ibsm_event *ev)
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
 	struct daemon *d = arg;
-	struct conf_errors errs = {0}, notes = {0}, changed = {0};
+	struct conf_errors errs = {0}, warns = {0}, notes = {0}, changed = {0};
 
 	(void)what;
 	switch (sig) {
@@ -214,9 +210,10 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 		break;
 	case SIGHUP:
 		log_info("sighup: reloading %s", d->conf_path ? d->conf_path : "(no config file)");
-		if (daemon_reload(d, &errs, &notes, &changed) == 0)
+		if (daemon_reload(d, &errs, &warns, &notes, &changed) == 0)
 			log_info("reload: %zu keys changed", changed.n);
 		conf_errors_free(&errs);
+		conf_errors_free(&warns);
 		conf_errors_free(&notes);
 		conf_errors_free(&changed);
 		break;
