@@ -379,14 +379,34 @@ const char *conf_key_suggest(const char *name)
 	return best <= limit ? hit : NULL;
 }
 
-/* key i back to its default, as OpenSM does with a value it refuses */
-static void set_default(struct ibsm_conf *c, size_t i)
-{
-	char err[256];
+/*
+ * What OpenSM puts in place of a value out of range where that is not the
+ * default (osm_subn_verify_config()): a protection level above 3 becomes 2.
+ * A value that is no number it refuses when reading: the default stays.
+ */
+static const struct {
+	const char *key, *value;
+} refused_values[] = {
+	{"m_key_protection_level", "2"},
+};
 
-	if (set_value(c, i, conf_keys[i].def, err, sizeof(err)) < 0)
+/* key i back to its default, or to what OpenSM sets instead of a value out of range */
+static const char *set_refused(struct ibsm_conf *c, size_t i, unsigned line, bool range)
+{
+	const char *v = conf_keys[i].def;
+	char err[256];
+	size_t j;
+
+	for (j = 0; range && j < ARRAY_SIZE(refused_values); j++)
+		if (!strcmp(conf_keys[i].name, refused_values[j].key))
+			v = refused_values[j].value;
+	if (set_value(c, i, v, err, sizeof(err)) < 0)
 		fatalx("bad default: %s", err);
+	/* a value that is not the default came from the file's line all the same */
 	c->origin[i] = (struct conf_origin){0};
+	if (v != conf_keys[i].def)
+		c->origin[i] = (struct conf_origin){CONF_FROM_FILE, line, c->file};
+	return v;
 }
 
 /* "value" or 'value' as OpenSM writes quoted paths: without the quotes */
@@ -407,8 +427,9 @@ static void load_line(struct ibsm_conf *c, const char *path, unsigned lineno, ch
 {
 	char *key, *val, *hash, err[512];
 	const struct conf_key_desc *k;
-	const char *name, *hint;
+	const char *name, *hint, *def;
 	size_t i;
+	int r;
 
 	/* as OpenSM: '#' starts a comment anywhere, so no value holds one */
 	if ((hash = strchr(s, '#')))
@@ -437,12 +458,12 @@ static void load_line(struct ibsm_conf *c, const char *path, unsigned lineno, ch
 		log_warnx("%s:%u: %s: set again, the last value wins", path, lineno, name);
 	seen[i] = true;
 	if (!*val) {
-		set_default(c, i);
-		warn_add(warns, "%s:%u: %s: missing value, using the default %s", path, lineno,
-			 name, k->def);
+		def = set_refused(c, i, lineno, false);
+		warn_add(warns, "%s:%u: %s: missing value, using %s%s", path, lineno, name,
+			 def == k->def ? "the default " : "", def);
 		return;
 	}
-	if (conf_set(c, name, val, CONF_FROM_FILE, lineno, err, sizeof(err)) == 0)
+	if ((r = conf_set(c, name, val, CONF_FROM_FILE, lineno, err, sizeof(err))) == 0)
 		return;
 	if (k->type == CONF_BOOL) {
 		/* OpenSM reads anything but TRUE as FALSE */
@@ -450,8 +471,9 @@ static void load_line(struct ibsm_conf *c, const char *path, unsigned lineno, ch
 		warn_add(warns, "%s:%u: %s, read as FALSE as OpenSM does", path, lineno, err);
 		return;
 	}
-	set_default(c, i);
-	warn_add(warns, "%s:%u: %s, using the default %s", path, lineno, err, k->def);
+	def = set_refused(c, i, lineno, r == -ERANGE);
+	warn_add(warns, "%s:%u: %s, using %s%s", path, lineno, err,
+		 def == k->def ? "the default " : "", def);
 }
 
 int conf_load_file(struct ibsm_conf *c, const char *path, struct conf_errors *errs,

@@ -355,12 +355,16 @@ START_TEST(t_bad_line)
 	else if (k->type == CONF_BOOL)
 		expect = xasprintf("%s:%zu: %s, read as FALSE as OpenSM does", path, npre + 1,
 				   bc->reason);
+	else if (!strcmp(key, "m_key_protection_level"))
+		expect = xasprintf("%s:%zu: %s, using 2", path, npre + 1, bc->reason);
 	else
 		expect = xasprintf("%s:%zu: %s, using the default %s", path, npre + 1, bc->reason,
 				   k->def);
 	ck_assert_str_eq(errs.msg[0], expect);
 	/* the key has its default (FALSE for a boolean, as OpenSM reads it) */
-	if (k && k->type != CONF_BOOL && strcmp(key, "LMC") && strcmp(key, "sweep_interval"))
+	if (k && !strcmp(key, "m_key_protection_level"))
+		ck_assert_int_eq(c->m_key_protection_level, 2); /* as OpenSM */
+	else if (k && k->type != CONF_BOOL && strcmp(key, "LMC") && strcmp(key, "sweep_interval"))
 		ck_assert(conf_is_default(c, (size_t)(k - conf_keys)));
 	if (k && k->type == CONF_BOOL)
 		ck_assert_str_eq(val(c, key), "FALSE");
@@ -984,7 +988,7 @@ static const struct corpus_case corpus[] = {
 	 {"2: lmc: 8 is out of range [0, 7], using the default 0",
 	  "3: sm_priority: 16 is out of range [0, 15], using the default 0",
 	  "6: part_enforce: \"On\" is not an allowed value, using the default both",
-	  "7: m_key_protection_level: 4 is out of range [0, 3], using the default 0",
+	  "7: m_key_protection_level: 4 is out of range [0, 3], using 2",
 	  "8: packet_life_time: \"abc\" is not an integer, using the default 0x12",
 	  "9: qos: \"yes\" is not TRUE or FALSE, read as FALSE as OpenSM does",
 	  "10: transaction_timeout: missing value, using the default 200"}},
@@ -1025,6 +1029,10 @@ static void corpus_values(const char *file, const struct ibsm_conf *c)
 		ck_assert_int_eq(c->max_wire_smps, 0);
 		ck_assert_int_eq(c->sweep_interval, 100000);
 		ck_assert_str_eq(c->part_enforce, "both");
+		ck_assert_int_eq(c->m_key_protection_level, 2);
+		ck_assert_uint_eq(c->origin[CONF_KEY_m_key_protection_level].line, 7);
+		ck_assert_int_eq(c->packet_life_time, 0x12);
+		ck_assert_int_eq(c->transaction_timeout, 200);
 		ck_assert(!c->qos);
 	} else if (!strcmp(file, "aliases.conf")) {
 		ck_assert_str_eq(c->port_search_ordering_file, "/etc/opensm/dimn-ports.conf");
