@@ -573,7 +573,8 @@ static void render_route(const json_t *res)
 static void render_reload(const json_t *res)
 {
 	const json_t *changed = json_object_get(res, "changed"),
-		     *kept = json_object_get(res, "kept");
+		     *kept = json_object_get(res, "kept"),
+		     *warnings = json_object_get(res, "warnings");
 	size_t i, n = json_array_size(changed);
 
 	printf("configuration reloaded, %zu key%s changed", n, n == 1 ? "" : "s");
@@ -582,6 +583,9 @@ static void render_reload(const json_t *res)
 	putchar('\n');
 	for (i = 0; i < json_array_size(kept); i++)
 		printf("  %s\n", json_string_value(json_array_get(kept, i)));
+	/* what the new file has that OpenSM would pass over too (see ibsmd.conf(5)) */
+	for (i = 0; i < json_array_size(warnings); i++)
+		printf("  warning: %s\n", json_string_value(json_array_get(warnings, i)));
 }
 
 

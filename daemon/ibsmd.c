@@ -26,8 +26,8 @@
 #include <systemd/sd-daemon.h>
 #endif
 
+#include "checkconf.h"
 #include "conf/conf.h"
-#include "conf/partconf.h"
 #include "control.h"
 #include "core/log.h"
 #include "core/util.h"
@@ -51,6 +51,7 @@ struct daemon {
 	struct event_base *base;
 	struct ibsm_conf *conf; /* until handed to the SM */
 	const char *conf_path;
+	struct conf_errors warns; /* the configuration's, logged once logging is set up */
 	struct ibsm_umad *umad;
 	struct ibsm_xport *xport;
 	struct ibsm_sm *sm;
@@ -64,15 +65,6 @@ struct daemon {
 	char notified_status[256]; /* the last STATUS= sent, not sent again */
 	uint64_t asked_guid;	   /* the port -g 0 chose (a reload keeps it), 0 if none */
 };
-
-/* a bad partitions file is a bad configuration (a missing one is not) */
-static void partitions_check(const char *path, struct conf_errors *errs)
-{
-	struct partconf *pc;
-
-	if (path && path[0] && partconf_load(path, &pc, errs) == 0)
-		partconf_free(pc);
-}
 
 /* --- logging from the configuration --- */
 
@@ -105,18 +97,28 @@ static enum ibsm_log_level wanted_level(const struct daemon *d, const struct ibs
  * error keeps the running configuration. Keys that cannot change at run
  * time keep their old values (noted). Then the SM takes the new one.
  */
-static int daemon_reload(void *arg, struct conf_errors *errs, struct conf_errors *notes,
-			 struct conf_errors *changed)
+static int daemon_reload(void *arg, struct conf_errors *errs, struct conf_errors *warns,
+			 struct conf_errors *notes, struct conf_errors *changed)
 {
 	struct daemon *d = arg;
 	struct ibsm_conf *neu = conf_new();
 	size_t i;
 	int r = 0;
 
-	if (d->conf_path && conf_load_file(neu, d->conf_path, errs) != 0)
+	if (d->conf_path && conf_load_file(neu, d->conf_path, errs, warns) != 0)
 		r = -EINVAL;
 	if (!r && opts_apply(&d->opts, neu, errs))
 		r = -EINVAL;
+	if (!r)
+		conf_warn_unsupported(neu, warns);
+	/* warnings do not stop a reload, as they do not stop a start, unless strict */
+	if (!r && conf_refuses(neu, 0, warns->n)) {
+		for (i = 0; i < warns->n; i++)
+			conf_errors_add(errs, "%s", warns->msg[i]);
+		conf_errors_add(errs, "strict_config: %zu warning%s", warns->n,
+				warns->n == 1 ? "" : "s");
+		r = -EINVAL;
+	}
 	/* the partitions file too; on any error the old partitions stay */
 	if (!r && pkey_load(d->sm->parts, neu->partition_config_file, errs) != 0)
 		r = -EINVAL;
@@ -131,11 +133,12 @@ static int daemon_reload(void *arg, struct conf_errors *errs, struct conf_errors
 	}
 	if (d->asked_guid)
 		neu->guid = d->asked_guid;
+	for (i = 0; i < warns->n; i++)
+		log_warnx("reload: %s", warns->msg[i]);
 	conf_keep_restart_keys(neu, d->sm->conf, notes);
 	for (i = 0; i < notes->n; i++)
 		log_warnx("reload: %s", notes->msg[i]);
 	conf_diff(d->sm->conf, neu, changed);
-	conf_warn_unsupported(neu);
 	log_set_level(wanted_level(d, neu));
 	sm_apply_conf(d->sm, neu);
 	return 0;
@@ -280,7 +283,7 @@ static void on_event(void *arg, const struct ibsm_event *ev)
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
 	struct daemon *d = arg;
-	struct conf_errors errs = {0}, notes = {0}, changed = {0};
+	struct conf_errors errs = {0}, warns = {0}, notes = {0}, changed = {0};
 
 	(void)what;
 	switch (sig) {
@@ -292,9 +295,10 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 		break;
 	case SIGHUP:
 		log_info("sighup: reloading %s", d->conf_path ? d->conf_path : "(no config file)");
-		if (daemon_reload(d, &errs, &notes, &changed) == 0)
+		if (daemon_reload(d, &errs, &warns, &notes, &changed) == 0)
 			log_info("reload: %zu keys changed", changed.n);
 		conf_errors_free(&errs);
+		conf_errors_free(&warns);
 		conf_errors_free(&notes);
 		conf_errors_free(&changed);
 		break;
@@ -357,14 +361,24 @@ static gid_t action_group(const struct ibsm_conf *c)
 	return (gid_t)-1;
 }
 
-static void print_errors(const struct conf_errors *errs)
+/* a refused start: the errors, and the warnings that strict_config made fatal */
+static void print_refusal(const struct ibsm_conf *c, const struct conf_errors *errs,
+			  const struct conf_errors *warns)
 {
 	size_t i;
 
 	for (i = 0; i < errs->n; i++)
 		fprintf(stderr, "%s\n", errs->msg[i]);
-	fprintf(stderr, "ibsmd: %zu error%s in the configuration, not starting\n", errs->n,
-		errs->n == 1 ? "" : "s");
+	for (i = 0; c->strict_config && i < warns->n; i++)
+		fprintf(stderr, "%s\n", warns->msg[i]);
+	if (errs->n)
+		fprintf(stderr, "ibsmd: %zu error%s in the configuration, not starting\n",
+			errs->n, errs->n == 1 ? "" : "s");
+	else
+		fprintf(stderr,
+			"ibsmd: %zu warning%s in the configuration and strict_config, not "
+			"starting\n",
+			warns->n, warns->n == 1 ? "" : "s");
 }
 
 /*
@@ -377,30 +391,33 @@ static int daemon_configure(struct daemon *d)
 	const struct opts_cmdline *o = &d->opts;
 	struct conf_errors errs = {0};
 	FILE *f;
+	int rc;
 
 	d->conf = conf_new();
 	d->conf_path = o->conf_path;
 	if (!d->conf_path && access(DEFAULT_CONF, R_OK) == 0)
 		d->conf_path = DEFAULT_CONF;
 	if (d->conf_path)
-		conf_load_file(d->conf, d->conf_path, &errs);
+		conf_load_file(d->conf, d->conf_path, &errs, &d->warns);
 	opts_apply(o, d->conf, &errs);
-	if (!errs.n)
-		partitions_check(d->conf->partition_config_file, &errs);
-	if (errs.n) {
-		print_errors(&errs);
+	if (!o->create)
+		checkconf_run(d->conf, &errs, &d->warns);
+	if (o->check_only) {
+		rc = checkconf_report(stdout, d->conf_path, d->conf, &errs, &d->warns);
+		conf_errors_free(&errs);
+		return rc;
+	}
+	if (conf_refuses(d->conf, errs.n, d->warns.n)) {
+		print_refusal(d->conf, &errs, &d->warns);
 		conf_errors_free(&errs);
 		return 1;
 	}
+	conf_errors_free(&errs);
 	if (o->create) {
 		if (!(f = fopen(o->create, "w")) || conf_write(d->conf, f) < 0 || fclose(f) != 0) {
 			fprintf(stderr, "ibsmd: cannot write %s: %s\n", o->create, strerror(errno));
 			return 1;
 		}
-		return 0;
-	}
-	if (o->check_only) {
-		printf("%s: configuration ok\n", d->conf_path ? d->conf_path : "(defaults)");
 		return 0;
 	}
 	if (o->offline.topology) {
@@ -506,6 +523,7 @@ static void daemon_logging(struct daemon *d)
 	bool background = c->daemon && !under_systemd();
 	bool want_file = c->log_file && c->log_file[0] &&
 			 (d->opts.log_file || !conf_is_default(c, CONF_KEY_log_file));
+	size_t i;
 
 	log_init("ibsmd", wanted_level(d, c), !background, background);
 	if (c->daemon && !background)
@@ -521,7 +539,9 @@ static void daemon_logging(struct daemon *d)
 		if (log_open_file(c->log_file, (uint64_t)c->log_max_size << 20) < 0)
 			log_warn("cannot open log file %s", c->log_file);
 	}
-	conf_warn_unsupported(c);
+	for (i = 0; i < d->warns.n; i++)
+		log_warnx("%s", d->warns.msg[i]);
+	conf_errors_free(&d->warns);
 	if (background && daemon(0, 0) < 0)
 		fatal("daemon");
 	if (d->opts.pidfile && write_pidfile(d->opts.pidfile) < 0)

@@ -72,7 +72,8 @@ const struct opts_row opts_table[] = {
 	KEY(0, "torus_config", "FILE", "torus_config", "torus-2QoS configuration"),
 	{'o', "once", NULL, OPTS_BOOL, .field = FIELD(once),
 	 .help = "configure the subnet once, exit 0 when it is up"},
-	{'s', "sweep", "SEC", OPTS_KEY, "sweep_interval", .lenient = true,
+	/* OpenSM's -s takes what fits 32 bits as microseconds: 4294 s at most */
+	{'s', "sweep", "SEC", OPTS_KEY, "sweep_interval", .lenient = true, .lenient_max = 4294,
 	 .help = "light sweep interval (0: none)"},
 	{'t', "timeout", "MS", OPTS_KEY, "transaction_timeout", .lenient = true,
 	 .help = "MAD transaction timeout"},
@@ -124,6 +125,8 @@ const struct opts_row opts_table[] = {
 	/* ibsmd's own */
 	{0, "check-config", NULL, OPTS_BOOL, .field = FIELD(check_only), .extra = true,
 	 .help = "validate the configuration and exit 0/1"},
+	{0, "strict-config", NULL, OPTS_KEY_SET, "strict_config", .extra = true,
+	 .help = "refuse to start on any configuration warning"},
 	XKEY("max-wire-smps", "N", "max_wire_smps", NULL),
 	XKEY("plugin-dir", "DIR", "plugin_dir", "where the routing engine plug-ins are"),
 	XKEY("cache-dir", "DIR", "cache_dir", "directory of guid2lid (default /var/cache/ibsmd)"),
@@ -339,10 +342,16 @@ int opts_apply(const struct opts_cmdline *o, struct ibsm_conf *c, struct conf_er
 	int n = 0;
 
 	for (i = 0; i < o->nkeys; i++) {
+		r = row_of_key(o->keys[i].key);
+		if (r && r->lenient && r->lenient_max &&
+		    strtoll(o->keys[i].value, NULL, 0) > r->lenient_max) {
+			log_warnx("option --%s: %s is above %lld, ignored", r->name,
+				  o->keys[i].value, r->lenient_max);
+			continue;
+		}
 		if (conf_set(c, o->keys[i].key, o->keys[i].value, CONF_FROM_FLAG, 0, msg,
 			     sizeof(msg)) == 0)
 			continue;
-		r = row_of_key(o->keys[i].key);
 		if (r && r->lenient) {
 			/* OpenSM prints an error and goes on with the value it had */
 			log_warnx("option --%s: %s, ignored", r->name, msg);

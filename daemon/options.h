@@ -71,6 +71,7 @@ struct opts_row {
 	const char *value;  /* OPTS_KEY_SET: the value set (NULL: TRUE) */
 	const char *choices; /* OPTS_KEY: "a|b|c", anything else ignored with a warning (OpenSM) */
 	bool lenient;	    /* a value the key refuses is ignored with a warning (OpenSM) */
+	long long lenient_max; /* lenient rows: a value above it (when not 0) is ignored too */
 	bool extra;	    /* ibsmd's own (not OpenSM's): long only */
 };
 

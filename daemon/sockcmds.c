@@ -246,17 +246,19 @@ static json_t *strlist(const struct conf_errors *l)
 CMD(reload)
 {
 	struct sockcmds_env *e = arg;
-	struct conf_errors errs = {0}, notes = {0}, changed = {0};
+	struct conf_errors errs = {0}, warns = {0}, notes = {0}, changed = {0};
 	json_t *r = NULL;
 
-	if (e->reload(e->arg, &errs, &notes, &changed) < 0) {
+	if (e->reload(e->arg, &errs, &warns, &notes, &changed) < 0) {
 		bad(err, "reload_failed", "%s%s", errs.n ? errs.msg[0] : "configuration rejected",
 		    errs.n > 1 ? " (and more, see the log)" : "");
 	} else {
-		r = json_pack("{s:b, s:o, s:o}", "reloaded", true, "changed", strlist(&changed),
-			      "kept", strlist(&notes));
+		r = json_pack("{s:b, s:o, s:o, s:o}", "reloaded", true, "changed",
+			      strlist(&changed), "kept", strlist(&notes), "warnings",
+			      strlist(&warns));
 	}
 	conf_errors_free(&errs);
+	conf_errors_free(&warns);
 	conf_errors_free(&notes);
 	conf_errors_free(&changed);
 	return r;

@@ -21,9 +21,10 @@ struct sockcmds_env {
 	struct ctl_server *ctl; /* the socket itself, for its client counters */
 	/* MADs the transport dropped (counters' "transport"); NULL: not shown */
 	uint64_t (*receive_overruns)(void *arg);
-	/* re-read the configuration, as SIGHUP; < 0 with errs filled when refused */
-	int (*reload)(void *arg, struct conf_errors *errs, struct conf_errors *notes,
-		      struct conf_errors *changed);
+	/* re-read the configuration, as SIGHUP; < 0 with errs filled when refused;
+	 * warns: what the file has that does not stop a reload (see conf_load_file) */
+	int (*reload)(void *arg, struct conf_errors *errs, struct conf_errors *warns,
+		      struct conf_errors *notes, struct conf_errors *changed);
 	void *arg; /* for the two hooks */
 };
 

@@ -1,6 +1,9 @@
 /*
  * conf.c: parse, check and print the configuration table. The file format
- * is OpenSM's: one "key value" per line, '#' comments, blank lines.
+ * is OpenSM's and so is its reading (osm_subnet.c of OpenSM 3.3): one "key
+ * value" per line, '#' starts a comment anywhere, quotes around a value
+ * are dropped; what OpenSM passes over with a message (unknown keys, bad
+ * values) is a warning here, never a reason to stop.
  */
 #include "config.h"
 
@@ -86,23 +89,14 @@ const struct conf_key_desc *conf_key_find(const char *name)
 	return k ? *k : NULL;
 }
 
+/*
+ * OpenSM's reading: exactly "TRUE" is true, anything else is false. Any
+ * value but TRUE and FALSE is -EINVAL, with *out still set as OpenSM sets it.
+ */
 static int parse_bool(const char *v, bool *out)
 {
-	static const char *const yes[] = {"TRUE", "yes", "on", "1"};
-	static const char *const no[] = {"FALSE", "no", "off", "0"};
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(yes); i++)
-		if (!strcasecmp(v, yes[i])) {
-			*out = true;
-			return 0;
-		}
-	for (i = 0; i < ARRAY_SIZE(no); i++)
-		if (!strcasecmp(v, no[i])) {
-			*out = false;
-			return 0;
-		}
-	return -EINVAL;
+	*out = !strcmp(v, "TRUE");
+	return *out || !strcmp(v, "FALSE") ? 0 : -EINVAL;
 }
 
 static int parse_int(const char *v, int64_t min, int64_t max, int64_t *out)
@@ -305,10 +299,188 @@ static char *trim(char *s)
 	return s;
 }
 
-int conf_load_file(struct ibsm_conf *c, const char *path, struct conf_errors *errs)
+/* a warning: into w, or to the log when there is no list */
+static void warn_add(struct conf_errors *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void warn_add(struct conf_errors *w, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		fatal("vasprintf");
+	va_end(ap);
+	if (w)
+		conf_errors_add(w, "%s", s);
+	else
+		log_warnx("%s", s);
+	free(s);
+}
+
+/* the names OpenSM 3.3.23/3.3.24 read for a key besides its own */
+static const struct {
+	const char *alias, *key;
+} key_aliases[] = {
+	{"dimn_ports_file", "port_search_ordering_file"},
+};
+
+static const char *key_alias(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(key_aliases); i++)
+		if (!strcmp(name, key_aliases[i].alias))
+			return key_aliases[i].key;
+	return name;
+}
+
+/* Levenshtein distance ignoring case, capped at 64 characters (longer names are no typos) */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strnlen(a, 64), lb = strnlen(b, 64), i, j;
+	size_t row[65], prev, tmp;
+
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t best = prev + (tolower((unsigned char)a[i - 1]) !=
+					      tolower((unsigned char)b[j - 1]));
+
+			tmp = row[j];
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			prev = tmp;
+		}
+	}
+	return row[lb];
+}
+
+const char *conf_key_suggest(const char *name)
+{
+	size_t i, d, best = SIZE_MAX, limit = strlen(name) / 3;
+	const char *hit = NULL;
+
+	if (limit < 2)
+		limit = 2;
+	for (i = 0; i < CONF_NKEYS; i++) {
+		d = edit_distance(name, conf_keys[i].name);
+		if (d < best) {
+			best = d;
+			hit = conf_keys[i].name;
+		}
+	}
+	return best <= limit ? hit : NULL;
+}
+
+/*
+ * What OpenSM puts in place of a value out of range where that is not the
+ * default (osm_subn_verify_config()): a protection level above 3 becomes 2.
+ * A value that is no number it refuses when reading: the default stays.
+ */
+static const struct {
+	const char *key, *value;
+} refused_values[] = {
+	{"m_key_protection_level", "2"},
+};
+
+/* key i back to its default, or to what OpenSM sets instead of a value out of range */
+static const char *set_refused(struct ibsm_conf *c, size_t i, unsigned line, bool range)
+{
+	const char *v = conf_keys[i].def;
+	char err[256];
+	size_t j;
+
+	for (j = 0; range && j < ARRAY_SIZE(refused_values); j++)
+		if (!strcmp(conf_keys[i].name, refused_values[j].key))
+			v = refused_values[j].value;
+	if (set_value(c, i, v, err, sizeof(err)) < 0)
+		fatalx("bad default: %s", err);
+	/* a value that is not the default came from the file's line all the same */
+	c->origin[i] = (struct conf_origin){0};
+	if (v != conf_keys[i].def)
+		c->origin[i] = (struct conf_origin){CONF_FROM_FILE, line, c->file};
+	return v;
+}
+
+/* "value" or 'value' as OpenSM writes quoted paths: without the quotes */
+static char *unquote(char *v)
+{
+	size_t n = strlen(v);
+
+	if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
+		v[n - 1] = '\0';
+		v++;
+	}
+	return v;
+}
+
+/* one "key value" line; warnings only: nothing on a line stops ibsmd */
+static void load_line(struct ibsm_conf *c, const char *path, unsigned lineno, char *s,
+		      bool *seen, struct conf_errors *warns)
+{
+	char *key, *val, *hash, err[512];
+	const struct conf_key_desc *k;
+	const char *name, *hint, *def;
+	size_t i;
+	int r;
+
+	/* as OpenSM: '#' starts a comment anywhere, so no value holds one */
+	if ((hash = strchr(s, '#')))
+		*hash = '\0';
+	s = trim(s);
+	if (!*s)
+		return;
+	key = s;
+	while (*s && !isspace((unsigned char)*s))
+		s++;
+	if (*s)
+		*s++ = '\0';
+	val = unquote(trim(s));
+	name = key_alias(key);
+	if (!(k = conf_key_find(name))) {
+		if ((hint = conf_key_suggest(key)))
+			warn_add(warns, "%s:%u: unknown key '%s' (did you mean '%s'?)", path,
+				 lineno, key, hint);
+		else
+			warn_add(warns, "%s:%u: unknown key '%s'", path, lineno, key);
+		return;
+	}
+	i = (size_t)(k - conf_keys);
+	/* OpenSM takes the last silently: worth a line in the log, not a warning */
+	if (seen[i])
+		log_warnx("%s:%u: %s: set again, the last value wins", path, lineno, name);
+	seen[i] = true;
+	if (!*val) {
+		def = set_refused(c, i, lineno, false);
+		warn_add(warns, "%s:%u: %s: missing value, using %s%s", path, lineno, name,
+			 def == k->def ? "the default " : "", def);
+		return;
+	}
+	if ((r = conf_set(c, name, val, CONF_FROM_FILE, lineno, err, sizeof(err))) == 0)
+		return;
+	if (k->type == CONF_BOOL) {
+		/* OpenSM reads anything but TRUE as FALSE */
+		conf_set(c, name, "FALSE", CONF_FROM_FILE, lineno, NULL, 0);
+		warn_add(warns, "%s:%u: %s, read as FALSE as OpenSM does", path, lineno, err);
+		return;
+	}
+	def = set_refused(c, i, lineno, r == -ERANGE);
+	warn_add(warns, "%s:%u: %s, using %s%s", path, lineno, err,
+		 def == k->def ? "the default " : "", def);
+}
+
+int conf_load_file(struct ibsm_conf *c, const char *path, struct conf_errors *errs,
+		   struct conf_errors *warns)
 {
 	FILE *f = fopen(path, "r");
-	char *line = NULL, err[512];
+	char *line = NULL;
 	size_t cap = 0;
 	unsigned lineno = 0;
 	int nerr = 0;
@@ -333,43 +505,12 @@ int conf_load_file(struct ibsm_conf *c, const char *path, struct conf_errors *er
 	}
 	seen = xcalloc(CONF_NKEYS, sizeof(*seen));
 	while (getline(&line, &cap, f) >= 0) {
-		char *s, *key, *val;
-		const struct conf_key_desc *k;
-
 		lineno++;
 		if (strlen(line) > 4096) {
-			conf_errors_add(errs, "%s:%u: line too long", path, lineno);
-			nerr++;
+			warn_add(warns, "%s:%u: line too long, ignored", path, lineno);
 			continue;
 		}
-		s = trim(line);
-		if (!*s || *s == '#')
-			continue;
-		key = s;
-		while (*s && !isspace((unsigned char)*s))
-			s++;
-		if (*s)
-			*s++ = '\0';
-		val = trim(s);
-		k = conf_key_find(key);
-		if (!k) {
-			conf_errors_add(errs, "%s:%u: %s: unknown key", path, lineno, key);
-			nerr++;
-			continue;
-		}
-		if (!*val) {
-			conf_errors_add(errs, "%s:%u: %s: missing value", path, lineno, key);
-			nerr++;
-			continue;
-		}
-		if (conf_set(c, key, val, CONF_FROM_FILE, lineno, err, sizeof(err)) < 0) {
-			conf_errors_add(errs, "%s:%u: %s", path, lineno, err);
-			nerr++;
-			continue;
-		}
-		if (seen[k - conf_keys])
-			log_warnx("%s:%u: %s: set again, the last value wins", path, lineno, key);
-		seen[k - conf_keys] = true;
+		load_line(c, path, lineno, line, seen, warns);
 	}
 	free(seen);
 	free(line);
@@ -379,6 +520,11 @@ int conf_load_file(struct ibsm_conf *c, const char *path, struct conf_errors *er
 	}
 	fclose(f);
 	return nerr;
+}
+
+bool conf_refuses(const struct ibsm_conf *c, size_t nerr, size_t nwarn)
+{
+	return nerr > 0 || (c->strict_config && nwarn > 0);
 }
 
 void conf_format_value(const struct ibsm_conf *c, size_t i, char *buf, size_t len)
@@ -426,6 +572,15 @@ bool conf_is_default(const struct ibsm_conf *c, size_t i)
 	return same;
 }
 
+/* a value that reads back as itself only inside quotes (unquote() and trim()) */
+static bool needs_quotes(const char *v)
+{
+	size_t n = strlen(v);
+
+	return n && (v[0] == '"' || v[0] == '\'' || isspace((unsigned char)v[0]) ||
+		     isspace((unsigned char)v[n - 1]));
+}
+
 int conf_write(const struct ibsm_conf *c, FILE *f)
 {
 	char val[512];
@@ -437,29 +592,33 @@ int conf_write(const struct ibsm_conf *c, FILE *f)
 		const struct conf_key_desc *k = &conf_keys[i];
 
 		conf_format_value(c, i, val, sizeof(val));
-		fprintf(f, "\n# %s\n# default %s%s%s\n%s %s\n", k->desc, k->def,
+		fprintf(f, "\n# %s\n# default %s%s%s\n%s %s%s%s\n", k->desc, k->def,
 			k->reload ? "" : ", needs a restart",
-			k->supported ? "" : ", not supported by ibsmd yet", k->name, val);
+			k->supported ? "" : ", not supported by ibsmd yet", k->name,
+			needs_quotes(val) ? "\"" : "", val, needs_quotes(val) ? "\"" : "");
 	}
 	return ferror(f) ? -EIO : 0;
 }
 
-void conf_warn_unsupported(const struct ibsm_conf *c)
+int conf_warn_unsupported(const struct ibsm_conf *c, struct conf_errors *warns)
 {
 	char val[512];
 	size_t i;
+	int n = 0;
 
 	for (i = 0; i < CONF_NKEYS; i++) {
 		if (conf_keys[i].supported || conf_is_default(c, i))
 			continue;
 		conf_format_value(c, i, val, sizeof(val));
 		if (c->origin[i].file)
-			log_warnx("%s:%u: %s: not supported by ibsmd yet, value %s ignored",
-				  c->origin[i].file, c->origin[i].line, conf_keys[i].name, val);
+			warn_add(warns, "%s:%u: %s: not supported by ibsmd yet, value %s ignored",
+				 c->origin[i].file, c->origin[i].line, conf_keys[i].name, val);
 		else
-			log_warnx("%s: not supported by ibsmd yet, value %s ignored",
-				  conf_keys[i].name, val);
+			warn_add(warns, "%s: not supported by ibsmd yet, value %s ignored",
+				 conf_keys[i].name, val);
+		n++;
 	}
+	return n;
 }
 
 int conf_reload_check(const struct ibsm_conf *old, const struct ibsm_conf *neu,

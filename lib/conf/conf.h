@@ -79,19 +79,34 @@ const struct conf_key_desc *conf_key_find(const char *name);
 int conf_set(struct ibsm_conf *c, const char *key, const char *value, enum conf_origin_kind kind,
 	     unsigned line, char *err, size_t errlen);
 /*
- * Read an opensm.conf-style file into c. Every bad line is added to errs as
- * "file:line: key: reason"; parsing goes on after errors. Returns the number
- * of errors, or -errno when the file cannot be read (also added to errs).
+ * Read an opensm.conf-style file into c as OpenSM 3.3 reads it: '#' starts
+ * a comment anywhere, surrounding quotes are stripped, aliases map to their
+ * key. What OpenSM lets pass (an unknown key, a bad or out-of-range value,
+ * which then gets its default) is added to warns as "file:line: message";
+ * warns NULL logs them. Only what stops ibsmd is added to errs (the file
+ * cannot be read, a line too long). Returns the number of errors, or -errno
+ * when the file cannot be read (also added to errs).
  */
-int conf_load_file(struct ibsm_conf *c, const char *path, struct conf_errors *errs);
+int conf_load_file(struct ibsm_conf *c, const char *path, struct conf_errors *errs,
+		   struct conf_errors *warns);
+/* the known key closest to name by edit distance, or NULL if none is close */
+const char *conf_key_suggest(const char *name);
+/*
+ * true when a start with nerr errors and nwarn warnings is refused: any
+ * error, or any warning with strict_config set
+ */
+bool conf_refuses(const struct ibsm_conf *c, size_t nerr, size_t nwarn);
 /* the longest string value, so that a formatted value fits in 512 bytes */
 #define CONF_STR_MAX 511
 /* the value of key i as text ("(null)" for unset strings) */
 void conf_format_value(const struct ibsm_conf *c, size_t i, char *buf, size_t len);
 /* write an annotated config holding c's values (all defaults for conf_new()) */
 int conf_write(const struct ibsm_conf *c, FILE *f);
-/* log one warning for every unsupported key set to a non-default value */
-void conf_warn_unsupported(const struct ibsm_conf *c);
+/*
+ * One warning for every key ibsmd does not honour set to a non-default
+ * value, added to warns (warns NULL: logged). Returns how many.
+ */
+int conf_warn_unsupported(const struct ibsm_conf *c, struct conf_errors *warns);
 /*
  * Compare for SIGHUP: keys that changed but may not change at run time are
  * added to errs. Returns how many.

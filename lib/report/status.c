@@ -784,6 +784,8 @@ json_t *status_routing(const struct ibsm_sm *sm)
 		(json_int_t)ri->failures, "last_ms", (json_int_t)ri->ms, "last_age_s",
 		(json_int_t)(ri->at_ms ? (now_ms() - ri->at_ms) / 1000 : 0), "last_ok",
 		ri->result == 0);
+	/* names in routing_engine that are no engine: skipped, as OpenSM does */
+	json_object_set_new(o, "skipped", json_string(route_skipped(rt)));
 	json_object_set_new(o, "verify", json_string(sm->conf->routing_verify));
 	json_object_set_new(o, "running", json_boolean(route_state_running(sm->route)));
 

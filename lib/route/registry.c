@@ -113,6 +113,7 @@ struct ibsm_router {
 	size_t *chain; /* slot indexes */
 	size_t nchain;
 	char chain_str[256];
+	char skipped_str[256]; /* names in routing_engine that are no engine */
 };
 
 #define DEFAULT_CHAIN "minhop,updn"
@@ -279,48 +280,82 @@ int route_load_dir(struct ibsm_router *rt, struct conf_errors *errs)
 	return loaded;
 }
 
+/* append slot k to the chain unless it is there already */
+static void chain_add(size_t **chain, size_t *n, size_t k)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if ((*chain)[i] == k)
+			return; /* named twice: once is enough */
+	*chain = xreallocarray(*chain, *n + 1, sizeof(**chain));
+	(*chain)[(*n)++] = k;
+}
+
+static void str_append(char *buf, size_t len, const char *name)
+{
+	size_t at = strlen(buf);
+
+	snprintf(buf + at, len - at, "%s%s", at ? "," : "", name);
+}
+
+/*
+ * The chain of a routing_engine value as OpenSM builds it: a name that is
+ * no engine is skipped with an error, and minhop comes last as the
+ * fallback unless the list says no_fallback. Returns how many slots.
+ */
+static size_t chain_parse(struct ibsm_router *rt, const char *spec, bool dflt, size_t **chain)
+{
+	char *copy = xstrdup(spec), *tok, *save = NULL;
+	struct engine_slot *s;
+	bool fallback = !dflt;
+	size_t n = 0;
+
+	rt->skipped_str[0] = '\0';
+	for (tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+		if (!strcmp(tok, "no_fallback")) {
+			fallback = false;
+			continue;
+		}
+		if ((s = slot_find(rt, tok))) {
+			chain_add(chain, &n, (size_t)(s - rt->slots));
+			continue;
+		}
+		if (dflt) {
+			/* the default chain makes do with what is installed */
+			log_warnx("routing engine %s is not installed in %s", tok, rt->plugin_dir);
+			continue;
+		}
+		log_msg(IBSM_LOG_ERROR, "routing_engine: no engine \"%s\" (plug-ins in %s), skipped",
+			tok, rt->plugin_dir);
+		str_append(rt->skipped_str, sizeof(rt->skipped_str), tok);
+	}
+	free(copy);
+	if (fallback && (s = slot_find(rt, "minhop")))
+		chain_add(chain, &n, (size_t)(s - rt->slots));
+	else if (fallback)
+		log_warnx("routing_engine: no minhop engine installed to fall back on");
+	return n;
+}
+
 int route_configure(struct ibsm_router *rt, const struct ibsm_conf *conf,
 		    struct conf_errors *errs)
 {
 	bool dflt = !conf || !conf->routing_engine || !conf->routing_engine[0];
 	const char *spec = dflt ? DEFAULT_CHAIN : conf->routing_engine;
-	char *copy = xstrdup(spec), *tok, *save = NULL;
-	size_t *chain = NULL, n = 0, i;
+	char skipped[sizeof(rt->skipped_str)];
+	size_t *chain = NULL, n, i;
 	struct ibsm_opts opts;
-	int bad = 0;
 
-	for (tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
-		struct engine_slot *s = slot_find(rt, tok);
-
-		if (!s && dflt) {
-			/* the default chain makes do with what is installed */
-			log_warnx("routing engine %s is not installed in %s", tok, rt->plugin_dir);
-			continue;
-		}
-		if (!s) {
-			conf_errors_add(errs, "routing_engine: no engine \"%s\" (plug-ins in %s)", tok,
-					rt->plugin_dir);
-			bad++;
-			continue;
-		}
-		for (i = 0; i < n; i++)
-			if (chain[i] == (size_t)(s - rt->slots))
-				break;
-		if (i < n)
-			continue; /* named twice: once is enough */
-		chain = xreallocarray(chain, n + 1, sizeof(*chain));
-		chain[n++] = (size_t)(s - rt->slots);
-	}
-	free(copy);
-	if (!n && !bad) {
+	/* parsing sets the skipped names: keep the running ones if this fails */
+	snprintf(skipped, sizeof(skipped), "%s", rt->skipped_str);
+	n = chain_parse(rt, spec, dflt, &chain);
+	if (!n)
 		conf_errors_add(errs, "routing_engine: \"%s\" names no engine", spec);
-		bad++;
-	}
-	if (n > ROUTE_MAX_ATTEMPTS) {
+	else if (n > ROUTE_MAX_ATTEMPTS)
 		conf_errors_add(errs, "routing_engine: more than %d engines", ROUTE_MAX_ATTEMPTS);
-		bad++;
-	}
-	if (bad) {
+	if (!n || n > ROUTE_MAX_ATTEMPTS) {
+		snprintf(rt->skipped_str, sizeof(rt->skipped_str), "%s", skipped);
 		free(chain);
 		return -EINVAL;
 	}
@@ -343,10 +378,13 @@ int route_configure(struct ibsm_router *rt, const struct ibsm_conf *conf,
 	rt->nchain = n;
 	rt->chain_str[0] = '\0';
 	for (i = 0; i < n; i++)
-		snprintf(rt->chain_str + strlen(rt->chain_str),
-			 sizeof(rt->chain_str) - strlen(rt->chain_str), "%s%s", i ? "," : "",
-			 rt->slots[chain[i]].e->name);
+		str_append(rt->chain_str, sizeof(rt->chain_str), rt->slots[chain[i]].e->name);
 	return 0;
+}
+
+const char *route_skipped(const struct ibsm_router *rt)
+{
+	return rt->skipped_str;
 }
 
 const char *route_chain(const struct ibsm_router *rt)

@@ -71,14 +71,18 @@ int route_register(struct ibsm_router *rt, const struct ibsm_routing_engine *e,
 		   const char *origin, struct conf_errors *errs);
 /*
  * Set the chain from a routing_engine value ("ftree,updn"; NULL or empty:
- * "minhop,updn") and initialise its engines with conf's options. Unknown
- * names and failed inits are errors; nothing changes then. Not while a run
- * is going.
+ * "minhop,updn") and initialise its engines with conf's options. As in
+ * OpenSM, a name that is no engine is skipped with an error in the log
+ * (route_skipped() names them) and minhop is appended as the fallback
+ * unless the list holds no_fallback. A list left with no engine, or a
+ * failed init, is an error; nothing changes then. Not while a run is going.
  */
 int route_configure(struct ibsm_router *rt, const struct ibsm_conf *conf,
 		    struct conf_errors *errs);
 /* the chain as configured ("ftree,updn") */
 const char *route_chain(const struct ibsm_router *rt);
+/* names of routing_engine skipped as no engine ("dfsssp,foo"), "" if none */
+const char *route_skipped(const struct ibsm_router *rt);
 /* registered engines: name, summary, where from; NULL past the end */
 const struct ibsm_routing_engine *route_engine(const struct ibsm_router *rt, size_t i,
 					      const char **origin);

@@ -137,9 +137,8 @@ struct ibsm_xport *xport_new(struct event_base *base, const struct ibsm_xport_ba
 void xport_set_params(struct ibsm_xport *x, unsigned window, unsigned timeout_ms,
 		      unsigned retries)
 {
-	if (window < 1)
-		window = 1;
-	if (window > MAX_WINDOW)
+	/* 0 is OpenSM's "unlimited" (max_wire_smps 0): as wide as the TIDs allow */
+	if (window == 0 || window > MAX_WINDOW)
 		window = MAX_WINDOW;
 	x->window = window;
 	x->timeout_ms = timeout_ms ? timeout_ms : 1;

@@ -68,7 +68,8 @@ typedef void (*ibsm_xport_cb)(void *arg, int err, const uint8_t *resp, size_t le
 typedef void (*ibsm_xport_handler)(void *arg, const uint8_t *mad, size_t len,
 				   const struct ibsm_mad_addr *from);
 
-/* window: requests in flight at once; timeout per attempt; retries after the first */
+/* window: requests in flight at once (0: unlimited, up to the TID space); timeout per attempt;
+ * retries after the first */
 struct ibsm_xport *xport_new(struct event_base *base, const struct ibsm_xport_backend *be,
 			     void *be_ctx, unsigned window, unsigned timeout_ms, unsigned retries);
 /* cancel everything (callbacks run with -ECANCELED) and free */

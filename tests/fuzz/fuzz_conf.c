@@ -59,7 +59,7 @@ static void same_strings(const struct ibsm_conf *a, const struct ibsm_conf *b)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
-	struct conf_errors errs = {0}, notes = {0}, keys = {0};
+	struct conf_errors errs = {0}, warns = {0}, notes = {0}, keys = {0};
 	struct ibsm_conf *c, *def, *dup, *again;
 	FILE *f;
 
@@ -68,10 +68,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	put(memfd, data, len);
 	c = conf_new();
 	def = conf_new();
-	if (conf_load_file(c, path, &errs) == 0) {
+	if (conf_load_file(c, path, &errs, &warns) == 0) {
 		/* slow (a default configuration per key): one input in 16 */
 		if ((len & 15) == 0)
-			conf_warn_unsupported(c);
+			conf_warn_unsupported(c, &warns);
 		(void)conf_reload_check(def, c, &errs);
 		dup = conf_dup(c);
 		(void)conf_keep_restart_keys(dup, def, &notes);
@@ -85,7 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		fclose(f);
 		again = conf_new();
 		conf_errors_free(&errs);
-		if (conf_load_file(again, outpath, &errs) != 0)
+		if (conf_load_file(again, outpath, &errs, &warns) != 0)
 			abort(); /* a written configuration does not read back */
 		conf_errors_free(&keys);
 		if (conf_diff(c, again, &keys) != 0 && keys.n)
@@ -95,6 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		conf_del(dup);
 	}
 	conf_errors_free(&errs);
+	conf_errors_free(&warns);
 	conf_errors_free(&notes);
 	conf_errors_free(&keys);
 	conf_del(def);

@@ -95,7 +95,9 @@ esac
 args=${exec_start#"$prog"}
 # the unit's options with the defaults for the rest: does ibsmd take them?
 # shellcheck disable=SC2086
-out=$("$IBSMD" $args -F /dev/null --check-config 2>&1) ||
+# (--check-config checks the routing engines too: the built plug-ins, not yet installed)
+PLUGINS="--plugin-dir $top_builddir/plugins/routing/.libs"
+out=$("$IBSMD" $args -F /dev/null $PLUGINS --check-config 2>&1) ||
 	fail "ibsmd rejects the unit's options ($args): $out"
 
 step "(b) systemd-analyze verify on the built unit"
@@ -141,7 +143,8 @@ else
 		n=$(grep -c '^[a-z]' "$conf")
 		nkeys=$(grep -c '^K(' "$top_srcdir/lib/conf/conf_keys.def")
 		[ "$n" -eq "$nkeys" ] || fail "installed $conf: $n keys, conf_keys.def has $nkeys"
-		out=$("$IBSMD" -F "$conf" --check-config 2>&1) || fail "ibsmd rejects $conf: $out"
+		# shellcheck disable=SC2086
+		out=$("$IBSMD" -F "$conf" $PLUGINS --check-config 2>&1) || fail "ibsmd rejects $conf: $out"
 
 		step "(c) a changed configuration survives install and uninstall"
 		echo "sm_priority 7" >>"$conf"

@@ -92,13 +92,31 @@ START_TEST(t_bad_dir_and_names)
 
 	rt = route_registry_new(PLUGINS);
 	ck_assert_int_ge(route_load_dir(rt, &errs), 1);
-	ck_assert_int_eq(conf_set(c, "routing_engine", "minhop,nosuch", CONF_FROM_SET, 0, NULL, 0),
+	/* as OpenSM: a name that is no engine is skipped, the rest runs */
+	ck_assert_int_eq(conf_set(c, "routing_engine", "nosuch,minhop,dfsssp", CONF_FROM_SET, 0,
+				  NULL, 0),
 			 0);
+	ck_assert_int_eq(route_configure(rt, c, &errs), 0);
+	ck_assert_uint_eq(errs.n, 0);
+	ck_assert_str_eq(route_chain(rt), "minhop");
+	ck_assert_str_eq(route_skipped(rt), "nosuch,dfsssp");
+	/* only unknown names: minhop is the fallback */
+	ck_assert_int_eq(conf_set(c, "routing_engine", "nosuch", CONF_FROM_SET, 0, NULL, 0), 0);
+	ck_assert_int_eq(route_configure(rt, c, &errs), 0);
+	ck_assert_str_eq(route_chain(rt), "minhop");
+	ck_assert_str_eq(route_skipped(rt), "nosuch");
+	/* ... unless no_fallback: then nothing is left, an error, nothing changes */
+	ck_assert_int_eq(
+		conf_set(c, "routing_engine", "nosuch,no_fallback", CONF_FROM_SET, 0, NULL, 0), 0);
 	ck_assert_int_eq(route_configure(rt, c, &errs), -EINVAL);
-	ck_assert(has(&errs, "routing_engine: no engine \"nosuch\"", PLUGINS));
+	ck_assert(has(&errs, "routing_engine: \"nosuch,no_fallback\" names no engine", NULL));
+	ck_assert_str_eq(route_chain(rt), "minhop");
+	ck_assert_str_eq(route_skipped(rt), "nosuch");
 	conf_errors_free(&errs);
 	ck_assert_int_eq(conf_set(c, "routing_engine", " , ", CONF_FROM_SET, 0, NULL, 0), 0);
-	ck_assert_int_eq(route_configure(rt, c, &errs), -EINVAL);
+	ck_assert_int_eq(route_configure(rt, c, &errs), 0);
+	ck_assert_str_eq(route_chain(rt), "minhop");
+	ck_assert_str_eq(route_skipped(rt), "");
 	conf_errors_free(&errs);
 	ck_assert_int_eq(conf_set(c, "routing_engine", "minhop,minhop", CONF_FROM_SET, 0, NULL, 0),
 			 0);
@@ -175,6 +193,7 @@ START_TEST(t_chain_fallback)
 	ck_assert_int_eq(
 		conf_set(c, "routing_engine", "failing,empty,minhop", CONF_FROM_SET, 0, NULL, 0), 0);
 	ck_assert_int_eq(route_configure(rt, c, &errs), 0);
+	ck_assert_str_eq(route_chain(rt), "failing,empty,minhop");
 	ck_assert_int_eq(route_run(rt, t, &vo, &out), 0);
 	ck_assert_str_eq(out.engine, "minhop");
 	ck_assert_uint_eq(out.nattempts, 3);
@@ -187,10 +206,20 @@ START_TEST(t_chain_fallback)
 	ck_assert_ptr_nonnull(out.routes);
 	route_outcome_fini(&out);
 
-	/* nothing passes: an error, no routes */
-	ck_assert_int_eq(conf_set(c, "routing_engine", "failing,empty", CONF_FROM_SET, 0, NULL, 0),
+	/* as OpenSM: minhop is the fallback after the engines named */
+	ck_assert_int_eq(conf_set(c, "routing_engine", "failing", CONF_FROM_SET, 0, NULL, 0), 0);
+	ck_assert_int_eq(route_configure(rt, c, &errs), 0);
+	ck_assert_str_eq(route_chain(rt), "failing,minhop");
+	ck_assert_int_eq(route_run(rt, t, &vo, &out), 0);
+	ck_assert_str_eq(out.engine, "minhop");
+	route_outcome_fini(&out);
+
+	/* nothing passes with no_fallback: an error, no routes */
+	ck_assert_int_eq(conf_set(c, "routing_engine", "failing,empty,no_fallback", CONF_FROM_SET,
+				  0, NULL, 0),
 			 0);
 	ck_assert_int_eq(route_configure(rt, c, &errs), 0);
+	ck_assert_str_eq(route_chain(rt), "failing,empty");
 	ck_assert_int_lt(route_run(rt, t, &vo, &out), 0);
 	ck_assert_ptr_null(out.routes);
 	route_outcome_fini(&out);
@@ -269,7 +298,8 @@ START_TEST(t_route_state)
 	ck_assert(!route_state_take_patched(rs));
 
 	/* every engine fails: the routes in use stay */
-	ck_assert_int_eq(conf_set(c, "routing_engine", "failing", CONF_FROM_SET, 0, NULL, 0), 0);
+	ck_assert_int_eq(
+		conf_set(c, "routing_engine", "failing,no_fallback", CONF_FROM_SET, 0, NULL, 0), 0);
 	ck_assert_int_eq(route_configure(rt, c, &errs), 0);
 	run_job(rs, base, &d);
 	ck_assert(!d.routed);
@@ -285,7 +315,8 @@ START_TEST(t_route_state)
 	ck_assert_ptr_null(route_state_take_deferred(rs));
 
 	/* del while a job runs: joins the worker, drops the result, no callback */
-	ck_assert_int_eq(conf_set(c, "routing_engine", "slow", CONF_FROM_SET, 0, NULL, 0), 0);
+	ck_assert_int_eq(
+		conf_set(c, "routing_engine", "slow,no_fallback", CONF_FROM_SET, 0, NULL, 0), 0);
 	ck_assert_int_eq(route_configure(rt, c, &errs), 0);
 	route_state_start(rs, leafspine(), &vo, true, job_done, &d);
 	ck_assert(route_state_running(rs));
