@@ -217,6 +217,20 @@ void sm_trap_region(struct ibsm_sm *sm, uint16_t issuer_lid, const char *why)
 	sm_request_region(sm, p ? p->node->guid : 0, why);
 }
 
+/* OpenSM's slow-fabric keys to the transport (at start and on reload) */
+static void sm_xport_limits(struct ibsm_sm *sm)
+{
+	const struct ibsm_conf *c = sm->conf;
+	struct ibsm_xport_limits l = {
+		.window2 = (unsigned)c->max_wire_smps2,
+		.stall_us = (unsigned)c->max_smps_timeout,
+		.long_timeout_ms = (unsigned)c->long_transaction_timeout,
+		.fifo_timeout_ms = (unsigned)c->max_msg_fifo_timeout,
+	};
+
+	xport_set_limits(sm->xport, &l);
+}
+
 void sm_apply_conf(struct ibsm_sm *sm, struct ibsm_conf *conf)
 {
 	struct ibsm_conf *old = sm->conf;
@@ -238,6 +252,7 @@ void sm_apply_conf(struct ibsm_sm *sm, struct ibsm_conf *conf)
 	sm->conf = conf;
 	xport_set_params(sm->xport, (unsigned)conf->max_wire_smps,
 			 (unsigned)conf->transaction_timeout, (unsigned)conf->transaction_retries);
+	sm_xport_limits(sm);
 	event_del(sm->light_timer);
 	if (conf->sweep_interval > 0) {
 		tv.tv_sec = conf->sweep_interval;
@@ -290,6 +305,7 @@ struct ibsm_sm *sm_new(struct event_base *base, struct ibsm_conf *conf, struct i
 		fatalx("cannot create sm timers");
 	sm->start_ms = now_ms();
 	xport_set_space_cb(x, space_cb, sm);
+	sm_xport_limits(sm);
 	return sm;
 }
 
