@@ -91,6 +91,18 @@ static enum ibsm_log_level wanted_level(const struct daemon *d, const struct ibs
 	return level_from_flags(c->log_flags);
 }
 
+/* OpenSM's log_prefix and per_module_logging_file (at start and on reload) */
+static void daemon_log_keys(const struct ibsm_conf *c)
+{
+	int err;
+
+	log_set_prefix(c->log_prefix);
+	err = log_load_module_file(c->per_module_logging_file);
+	if (err < 0)
+		log_warnx("cannot read per_module_logging_file %s: %s", c->per_module_logging_file,
+			  strerror(-err));
+}
+
 /* --- reload --- */
 
 /*
@@ -128,6 +140,7 @@ static int daemon_reload(void *arg, struct conf_errors *errs, struct conf_errors
 	conf_diff(d->sm->conf, neu, changed);
 	conf_warn_unsupported(neu);
 	log_set_level(wanted_level(d, neu));
+	daemon_log_keys(neu);
 	sm_apply_conf(d->sm, neu);
 	return 0;
 }
@@ -336,6 +349,7 @@ static void daemon_logging(struct daemon *d)
 	bool background = d->opts.background || c->daemon;
 
 	log_init("ibsmd", wanted_level(d, c), !background, background);
+	daemon_log_keys(c);
 	if (d->opts.log_file || !conf_is_default(c, CONF_KEY_log_file)) {
 		if (d->opts.erase_log || !c->accum_log_file)
 			unlink(c->log_file);
