@@ -21,6 +21,7 @@
 #include "policy/partition.h"
 #include "report/status.h"
 #include "route/route_state.h"
+#include "sm/babble.h"
 #include "sm/sm.h"
 #include "sm/smstate.h"
 #include "xport/xport.h"
@@ -849,7 +850,34 @@ json_t *status_config(const struct ibsm_sm *sm, const char *key, struct status_e
 	return json_pack("{s:s?, s:o}", "file", sm->conf->file, "config", arr);
 }
 
+static json_t *status_counters_base(const struct ibsm_sm *sm);
+
+/* repeated traps and babbling ports (babble.c), slow-fabric transport limits */
+static void counters_babble(const struct ibsm_sm *sm, json_t *o)
+{
+	const struct babble_stats *bs = babble_stats(sm);
+	const struct ibsm_xport_stats *xs = xport_stats(sm->xport);
+
+	json_object_set_new(json_object_get(o, "traps"), "repeats_ignored",
+			    json_integer((json_int_t)bs->repeats_ignored));
+	json_object_set_new(json_object_get(o, "traps"), "babbling_ports_disabled",
+			    json_integer((json_int_t)bs->ports_disabled));
+	json_object_set_new(json_object_get(o, "mads"), "window_widened",
+			    json_integer((json_int_t)xs->stall_widened));
+	json_object_set_new(json_object_get(o, "dropped"), "sa_stale",
+			    json_integer((json_int_t)xs->stale));
+}
+
 json_t *status_counters(const struct ibsm_sm *sm)
+{
+	json_t *o = status_counters_base(sm);
+
+	if (o)
+		counters_babble(sm, o);
+	return o;
+}
+
+static json_t *status_counters_base(const struct ibsm_sm *sm)
 {
 	const struct ibsm_xport_stats *xs = xport_stats(sm->xport);
 	const struct ibsm_sm_stats *st = &sm->stats;

@@ -24,6 +24,7 @@
 #include "report/dump.h"
 #include "route/route_state.h"
 #include "sa/sa.h"
+#include "sm/babble.h"
 #include "sm/sm.h"
 #include "sm/smstate.h"
 #include "sweep/sweep.h"
@@ -289,6 +290,7 @@ struct ibsm_sm *sm_new(struct event_base *base, struct ibsm_conf *conf, struct i
 	sm->parts = pkey_new(&sm->fabric, &sm->conf, port_guid);
 	sm->mcast = mcast_new(sm);
 	sm->dump = dump_new();
+	sm->babble = babble_new();
 	events_init(&sm->events, 1000);
 	path = conf->cache_dir ? xasprintf("%s/guid2lid", conf->cache_dir) : NULL;
 	sm->lids = lidmgr_new(path);
@@ -327,6 +329,8 @@ void sm_del(struct ibsm_sm *sm)
 	}
 	mcast_del(sm->mcast);
 	sm->mcast = NULL;
+	babble_del(sm->babble);
+	sm->babble = NULL;
 	pkey_del(sm->parts);
 	event_free(sm->start_ev);
 	event_free(sm->light_timer);
