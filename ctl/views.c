@@ -161,7 +161,7 @@ struct column {
 	char *(*fn)(const json_t *row); /* CELL_FN: the cell (malloc'd) */
 };
 
-/* a node's name: its description, or its GUID when it has none */
+/* a node's name: its description (or node name map's name), else its GUID */
 static char *node_name(const json_t *obj, const char *desc, const char *guid)
 {
 	const char *d = json_string_value(jget(obj, desc));
@@ -335,7 +335,9 @@ static char *port_peer(const json_t *port)
 
 	if (!json_object_get(port, "peer_guid"))
 		return table_xstrdup("-");
-	name = node_name(port, "peer_desc", "peer_guid");
+	/* peer_name: the node name map's name, or the description (older daemons: none) */
+	name = node_name(port, json_object_get(port, "peer_name") ? "peer_name" : "peer_desc",
+			 "peer_guid");
 	jint(json_object_get(port, "peer_port"), &num);
 	snprintf(buf, sizeof(buf), "%s[%lld]", name, (long long)num);
 	free(name);
@@ -411,7 +413,7 @@ static char *config_notes(const json_t *k)
 static const struct column nodes_cols[] = {
     {"GUID", 'l', .member = "guid"}, {"TYPE", 'l', .member = "type"},
     {"LID", 'l', CELL_FN, .fn = node_lids}, {"PORTS", 'r', CELL_FN, .fn = node_ports},
-    {"DESCRIPTION", 'l', .member = "desc"}, {0},
+    {"DESCRIPTION", 'l', .member = "name"}, {0}, /* node_name_map_name, else desc */
 };
 
 static const struct column ports_cols[] = {
@@ -422,9 +424,9 @@ static const struct column ports_cols[] = {
 };
 
 static const struct column links_cols[] = {
-    {"A", 'l', CELL_NAME, .member = "a_desc", .member2 = "a_guid"},
+    {"A", 'l', CELL_NAME, .member = "a_name", .member2 = "a_guid"},
     {"PORT", 'r', .member = "a_port"},
-    {"B", 'l', CELL_NAME, .member = "b_desc", .member2 = "b_guid"},
+    {"B", 'l', CELL_NAME, .member = "b_name", .member2 = "b_guid"},
     {"PORT", 'r', .member = "b_port"}, {"STATE", 'l', .member = "state"},
     {"WIDTH", 'l', .member = "width"}, {"SPEED", 'l', .member = "speed"}, {0},
 };
@@ -433,7 +435,7 @@ static const struct column switches_cols[] = {
     {"GUID", 'l', .member = "guid"}, {"LID", 'r', .member = "lid"},
     {"ACTIVE/PORTS", 'r', CELL_INT, .member = "active", .member2 = "nports", .ifmt = INT_RATIO},
     {"LFT TOP", 'r', .member = "lft_top"}, {"CAP", 'r', .member = "lft_cap"},
-    {"DESC", 'l', .member = "desc"}, {0},
+    {"DESC", 'l', .member = "name"}, {0},
 };
 
 /* as ibroute prints them */
@@ -498,7 +500,8 @@ static const struct section status_sections[] = {
 };
 
 static const struct field node_top[] = {
-    {"desc", "description", F_PLAIN},	    {"nports", "ports", F_PLAIN},
+    {"desc", "description", F_PLAIN},	    {"name", "name", F_PLAIN},
+    {"nports", "ports", F_PLAIN},
     {"sys_guid", "system GUID", F_PLAIN},   {"vendor_id", "vendor ID", F_HEX},
     {"device_id", "device ID", F_HEX},	    {"revision", "revision", F_HEX},
     {"dr_path", "directed route", F_PLAIN}, {0},

@@ -17,6 +17,7 @@
 #include "core/log.h"
 #include "core/util.h"
 #include "model/lid.h"
+#include "model/namemap.h"
 #include "model/topo.h"
 #include "policy/mcast.h"
 #include "policy/mkey.h"
@@ -232,6 +233,21 @@ static void sm_xport_limits(struct ibsm_sm *sm)
 	xport_set_limits(sm->xport, &l);
 }
 
+/* node_name_map_name: the model's node names (at start and on reload) */
+static void sm_load_names(struct ibsm_sm *sm)
+{
+	const char *path = sm->conf->node_name_map_name;
+	struct ibsm_namemap *m;
+	int err = namemap_load(path, &m);
+
+	if (err < 0 && err != -EINVAL)
+		log_warnx("cannot read node name map %s: %s", path ? path : NAMEMAP_DEFAULT_PATH,
+			  strerror(-err));
+	fabric_set_names(&sm->fabric, m);
+	namemap_del(sm->names);
+	sm->names = m;
+}
+
 void sm_apply_conf(struct ibsm_sm *sm, struct ibsm_conf *conf)
 {
 	struct ibsm_conf *old = sm->conf;
@@ -251,6 +267,7 @@ void sm_apply_conf(struct ibsm_sm *sm, struct ibsm_conf *conf)
 	}
 	conf_errors_free(&errs);
 	sm->conf = conf;
+	sm_load_names(sm);
 	xport_set_params(sm->xport, (unsigned)conf->max_wire_smps,
 			 (unsigned)conf->transaction_timeout, (unsigned)conf->transaction_retries);
 	sm_xport_limits(sm);
@@ -286,6 +303,7 @@ struct ibsm_sm *sm_new(struct event_base *base, struct ibsm_conf *conf, struct i
 	if (hooks)
 		sm->hooks = *hooks;
 	fabric_init(&sm->fabric);
+	sm_load_names(sm);
 	u64map_init(&sm->region_seeds);
 	sm->parts = pkey_new(&sm->fabric, &sm->conf, port_guid);
 	sm->mcast = mcast_new(sm);
@@ -341,6 +359,8 @@ void sm_del(struct ibsm_sm *sm)
 	mkey_del(sm->mkeys);
 	dump_del(sm->dump);
 	fabric_fini(&sm->fabric);
+	namemap_del(sm->names);
+	sm->names = NULL;
 	u64map_fini(&sm->region_seeds);
 	events_fini(&sm->events);
 	conf_del(sm->conf);
