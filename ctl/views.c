@@ -161,10 +161,23 @@ struct column {
 	char *(*fn)(const json_t *row); /* CELL_FN: the cell (malloc'd) */
 };
 
-/* a node's name: its description (or node name map's name), else its GUID */
+/*
+ * A node's name: the node name map's (the "name" beside a "desc" member:
+ * "a_name" for "a_desc"), else its description, else its GUID.
+ */
 static char *node_name(const json_t *obj, const char *desc, const char *guid)
 {
-	const char *d = json_string_value(jget(obj, desc));
+	size_t n = strlen(desc);
+	const char *d = NULL;
+
+	if (n >= 4 && n < 60 && !strcmp(desc + n - 4, "desc")) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "%.*sname", (int)(n - 4), desc);
+		d = json_string_value(jget(obj, key));
+	}
+	if (!d || !*d)
+		d = json_string_value(jget(obj, desc));
 
 	return d && *d ? table_xstrdup(d) : jfmt(jget(obj, guid));
 }
@@ -335,9 +348,7 @@ static char *port_peer(const json_t *port)
 
 	if (!json_object_get(port, "peer_guid"))
 		return table_xstrdup("-");
-	/* peer_name: the node name map's name, or the description (older daemons: none) */
-	name = node_name(port, json_object_get(port, "peer_name") ? "peer_name" : "peer_desc",
-			 "peer_guid");
+	name = node_name(port, "peer_desc", "peer_guid");
 	jint(json_object_get(port, "peer_port"), &num);
 	snprintf(buf, sizeof(buf), "%s[%lld]", name, (long long)num);
 	free(name);
@@ -408,12 +419,22 @@ static char *config_notes(const json_t *k)
 	return table_xstrdup(buf);
 }
 
+/* a node's name from the node name map, else its description, else "-" */
+static char *node_desc(const json_t *row)
+{
+	const char *d = json_string_value(jget(row, "name"));
+
+	if (!d || !*d)
+		d = json_string_value(jget(row, "desc"));
+	return table_xstrdup(d && *d ? d : "-");
+}
+
 /* ---- the views ---- */
 
 static const struct column nodes_cols[] = {
     {"GUID", 'l', .member = "guid"}, {"TYPE", 'l', .member = "type"},
     {"LID", 'l', CELL_FN, .fn = node_lids}, {"PORTS", 'r', CELL_FN, .fn = node_ports},
-    {"DESCRIPTION", 'l', .member = "name"}, {0}, /* node_name_map_name, else desc */
+    {"DESCRIPTION", 'l', CELL_FN, .fn = node_desc}, {0},
 };
 
 static const struct column ports_cols[] = {
@@ -424,9 +445,9 @@ static const struct column ports_cols[] = {
 };
 
 static const struct column links_cols[] = {
-    {"A", 'l', CELL_NAME, .member = "a_name", .member2 = "a_guid"},
+    {"A", 'l', CELL_NAME, .member = "a_desc", .member2 = "a_guid"},
     {"PORT", 'r', .member = "a_port"},
-    {"B", 'l', CELL_NAME, .member = "b_name", .member2 = "b_guid"},
+    {"B", 'l', CELL_NAME, .member = "b_desc", .member2 = "b_guid"},
     {"PORT", 'r', .member = "b_port"}, {"STATE", 'l', .member = "state"},
     {"WIDTH", 'l', .member = "width"}, {"SPEED", 'l', .member = "speed"}, {0},
 };
@@ -435,7 +456,7 @@ static const struct column switches_cols[] = {
     {"GUID", 'l', .member = "guid"}, {"LID", 'r', .member = "lid"},
     {"ACTIVE/PORTS", 'r', CELL_INT, .member = "active", .member2 = "nports", .ifmt = INT_RATIO},
     {"LFT TOP", 'r', .member = "lft_top"}, {"CAP", 'r', .member = "lft_cap"},
-    {"DESC", 'l', .member = "name"}, {0},
+    {"DESC", 'l', CELL_FN, .fn = node_desc}, {0},
 };
 
 /* as ibroute prints them */
