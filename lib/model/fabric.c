@@ -136,6 +136,7 @@ void fabric_port_set_guid(struct ibsm_fabric *f, struct ibsm_port *p, uint64_t g
 
 		log_warnx("duplicate port guid 0x%016" PRIx64 " on %s and %s", guid,
 			  port_name(old, a, sizeof(a)), port_name(p, b, sizeof(b)));
+		f->dup_guids++;
 	}
 	u64map_put(&f->ports, guid, p);
 }

@@ -60,6 +60,7 @@ struct ibsm_fabric {
 	struct ibsm_port *sm_port;  /* the port ibsmd runs on */
 	uint32_t nswitches, ncas, nrouters, nlinks;
 	const struct ibsm_namemap *names; /* node_name_map_name (namemap.c), not owned; or NULL */
+	uint32_t dup_guids;         /* duplicate GUIDs seen (exit_on_fatal), reset by the SM */
 };
 
 /* --- lifecycle --- */

@@ -65,8 +65,28 @@ void sm_schedule(struct ibsm_sm *sm)
 		evtimer_add(sm->start_ev, &tv);
 }
 
+/*
+ * exit_on_fatal, as OpenSM: duplicate GUIDs on the subnet end the SM; with
+ * FALSE (-y, --stay_on_fatal) they are reported and the SM goes on.
+ */
+static void sm_check_fatal(struct ibsm_sm *sm)
+{
+	uint32_t n = sm->fabric.dup_guids;
+
+	if (!n)
+		return;
+	sm->fabric.dup_guids = 0;
+	if (sm->conf->exit_on_fatal)
+		fatalx("fatal: %u duplicate guids found on the subnet (see above): exiting, as "
+		       "exit_on_fatal is TRUE", n);
+	sm_event(sm, "duplicate_guid",
+		 "%u duplicate guids found on the subnet (see the log); running on, as "
+		 "exit_on_fatal is FALSE", n);
+}
+
 void sm_sweep_done(struct ibsm_sm *sm, const struct ibsm_sweep_result *res)
 {
+	sm_check_fatal(sm);
 	mcast_sweep_done(sm, res->heavy);
 	if (sm->hooks.sweep_done)
 		sm->hooks.sweep_done(sm->hooks.arg, res);
@@ -367,6 +387,17 @@ void sm_del(struct ibsm_sm *sm)
 	free(sm);
 }
 
+/* a guid2lid or guid2mkey that does not restore stops OpenSM when exit_on_fatal */
+static bool stores_fatal(const struct ibsm_sm *sm, const char *what)
+{
+	if (!sm->conf->exit_on_fatal)
+		return false;
+	log_msg(IBSM_LOG_ERROR,
+		"fatal: error restoring %s: not starting, as exit_on_fatal is TRUE (exit_on_fatal "
+		"FALSE or --stay_on_fatal starts without the bad entries)", what);
+	return true;
+}
+
 int sm_start(struct ibsm_sm *sm)
 {
 	struct conf_errors errs = {0};
@@ -390,6 +421,8 @@ int sm_start(struct ibsm_sm *sm)
 	else if (r < 0)
 		log_warnx("cannot read guid2lid: %s", strerror(-r));
 	conf_errors_free(&errs);
+	if (r && stores_fatal(sm, "guid2lid"))
+		return -EINVAL;
 	errs = (struct conf_errors){0};
 	r = mkey_load(sm->mkeys, &errs);
 	for (i = 0; i < errs.n; i++)
@@ -398,8 +431,10 @@ int sm_start(struct ibsm_sm *sm)
 		log_warnx("guid2mkey has %d bad lines: they are ignored", r);
 	else if (r < 0)
 		log_warnx("cannot read guid2mkey: %s", strerror(-r));
-	mkey_check_conf(sm->conf);
 	conf_errors_free(&errs);
+	if (r && stores_fatal(sm, "guid2mkey"))
+		return -EINVAL;
+	mkey_check_conf(sm->conf);
 	errs = (struct conf_errors){0};
 	r = route_load_dir(route_state_router(sm->route), &errs);
 	for (i = 0; i < errs.n; i++)

@@ -129,6 +129,8 @@ static void on_nodeinfo(struct sweep *sw, const struct ibsm_sreq *q, const uint8
 		struct ibsm_port *fp = &from->ports[q->from_port];
 
 		if (fp == p) {
+			/* OpenSM's "duplicate GUID found by link from a port to itself" */
+			f->dup_guids++;
 			sweep_error(sw, "node 0x%016" PRIx64 " port %u answers as its own peer",
 				    n->guid, p->num);
 			return;
