@@ -44,9 +44,12 @@ _Static_assert(ARRAY_SIZE(subsys_names) <= ARRAY_SIZE(lg.subsys_level), "subsyst
 static const char *const level_names[] = {"error", "warn", "info", "debug"};
 static const int syslog_prio[] = {LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG};
 
+static void max_level_update(void);
+
 void log_init(const char *ident, enum ibsm_log_level level, bool to_stderr, bool to_syslog)
 {
 	lg.level = level;
+	max_level_update();
 	lg.to_stderr = to_stderr;
 	if (lg.to_syslog && !to_syslog)
 		closelog();
@@ -516,15 +519,9 @@ static int module_line(const char *path, unsigned lineno, char *line, int *level
 
 int log_load_module_file(const char *path)
 {
-	int levels[ARRAY_SIZE(lg.subsys_level)];
-	char line[1024];
-	unsigned lineno = 0;
-	size_t i;
-	FILE *f;
+	FILE *f = path ? fopen(path, "r") : NULL;
+	int r;
 
-	for (i = 0; i < ARRAY_SIZE(levels); i++)
-		levels[i] = -1;
-	f = path ? fopen(path, "r") : NULL;
 	if (!f) {
 		int err = path ? errno : ENOENT;
 
@@ -532,6 +529,20 @@ int log_load_module_file(const char *path)
 		/* as OpenSM: no file is no per-module logging, silently */
 		return err == ENOENT ? 0 : -err;
 	}
+	r = log_read_module_stream(f, path);
+	fclose(f);
+	return r;
+}
+
+int log_read_module_stream(FILE *f, const char *path)
+{
+	int levels[ARRAY_SIZE(lg.subsys_level)];
+	char line[1024];
+	unsigned lineno = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(levels); i++)
+		levels[i] = -1;
 	while (fgets(line, sizeof(line), f)) {
 		lineno++;
 		if (!strchr(line, '\n') && !feof(f)) {
@@ -544,13 +555,8 @@ int log_load_module_file(const char *path)
 		}
 		module_line(path, lineno, line, levels);
 	}
-	if (ferror(f)) {
-		int err = errno ? errno : EIO;
-
-		fclose(f);
-		return -err;
-	}
-	fclose(f);
+	if (ferror(f))
+		return -(errno ? errno : EIO);
 	memcpy(lg.subsys_level, levels, sizeof(levels));
 	max_level_update();
 	return 0;

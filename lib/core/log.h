@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum ibsm_log_level {
 	IBSM_LOG_ERROR = 0,
@@ -54,6 +55,8 @@ int log_subsys_level(const char *subsys);
  * 0, or -errno when the file cannot be read.
  */
 int log_load_module_file(const char *path);
+/* the same from an open stream; path names it in warnings */
+int log_read_module_stream(FILE *f, const char *path);
 
 /* the subsystem of a source file name (__FILE__), "" when it has none */
 const char *log_subsys_of(const char *file);

@@ -91,15 +91,24 @@ static int map_line(struct ibsm_namemap *m, char *line)
 
 int namemap_load(const char *path, struct ibsm_namemap **out)
 {
+	FILE *f = fopen(path ? path : NAMEMAP_DEFAULT_PATH, "r");
+	int r;
+
+	*out = NULL;
+	if (!f)
+		return path || errno != ENOENT ? -errno : 0;
+	r = namemap_read(f, path ? path : NAMEMAP_DEFAULT_PATH, out);
+	fclose(f);
+	return r;
+}
+
+int namemap_read(FILE *f, const char *name, struct ibsm_namemap **out)
+{
 	struct ibsm_namemap *m;
 	char line[1024];
 	unsigned lineno = 0;
-	FILE *f;
 
 	*out = NULL;
-	f = fopen(path ? path : NAMEMAP_DEFAULT_PATH, "r");
-	if (!f)
-		return path || errno != ENOENT ? -errno : 0;
 	m = xcalloc(1, sizeof(*m));
 	u64map_init(&m->names);
 	while (fgets(line, sizeof(line), f)) {
@@ -107,9 +116,7 @@ int namemap_load(const char *path, struct ibsm_namemap **out)
 
 		lineno++;
 		if (map_line(m, line) < 0) {
-			log_warnx("%s:%u: not a node guid, node name map not used",
-				  path ? path : NAMEMAP_DEFAULT_PATH, lineno);
-			fclose(f);
+			log_warnx("%s:%u: not a node guid, node name map not used", name, lineno);
 			namemap_del(m);
 			return -EINVAL;
 		}
@@ -122,11 +129,9 @@ int namemap_load(const char *path, struct ibsm_namemap **out)
 		}
 	}
 	if (ferror(f)) {
-		fclose(f);
 		namemap_del(m);
 		return -EIO;
 	}
-	fclose(f);
 	*out = m;
 	return 0;
 }

@@ -6,7 +6,9 @@
 #ifndef IBSM_NAMEMAP_H
 #define IBSM_NAMEMAP_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct ibsm_namemap;
 
@@ -19,6 +21,8 @@ struct ibsm_namemap;
  * warning names file:line). 0 with *out (NULL when there is none), or -errno.
  */
 int namemap_load(const char *path, struct ibsm_namemap **out);
+/* the same from an open stream; name is for the warning */
+int namemap_read(FILE *f, const char *name, struct ibsm_namemap **out);
 void namemap_del(struct ibsm_namemap *m);
 /* the name of a node GUID, or NULL */
 const char *namemap_get(const struct ibsm_namemap *m, uint64_t guid);

@@ -387,17 +387,6 @@ void sm_del(struct ibsm_sm *sm)
 	free(sm);
 }
 
-/* a guid2lid or guid2mkey that does not restore stops OpenSM when exit_on_fatal */
-static bool stores_fatal(const struct ibsm_sm *sm, const char *what)
-{
-	if (!sm->conf->exit_on_fatal)
-		return false;
-	log_msg(IBSM_LOG_ERROR,
-		"fatal: error restoring %s: not starting, as exit_on_fatal is TRUE (exit_on_fatal "
-		"FALSE or --stay_on_fatal starts without the bad entries)", what);
-	return true;
-}
-
 int sm_start(struct ibsm_sm *sm)
 {
 	struct conf_errors errs = {0};
@@ -421,8 +410,6 @@ int sm_start(struct ibsm_sm *sm)
 	else if (r < 0)
 		log_warnx("cannot read guid2lid: %s", strerror(-r));
 	conf_errors_free(&errs);
-	if (r && stores_fatal(sm, "guid2lid"))
-		return -EINVAL;
 	errs = (struct conf_errors){0};
 	r = mkey_load(sm->mkeys, &errs);
 	for (i = 0; i < errs.n; i++)
@@ -431,10 +418,8 @@ int sm_start(struct ibsm_sm *sm)
 		log_warnx("guid2mkey has %d bad lines: they are ignored", r);
 	else if (r < 0)
 		log_warnx("cannot read guid2mkey: %s", strerror(-r));
-	conf_errors_free(&errs);
-	if (r && stores_fatal(sm, "guid2mkey"))
-		return -EINVAL;
 	mkey_check_conf(sm->conf);
+	conf_errors_free(&errs);
 	errs = (struct conf_errors){0};
 	r = route_load_dir(route_state_router(sm->route), &errs);
 	for (i = 0; i < errs.n; i++)

@@ -127,8 +127,7 @@ struct ibsm_sm *sm_new(struct event_base *base, struct ibsm_conf *conf, struct i
 		       uint64_t port_guid, const struct ibsm_sm_hooks *hooks);
 void sm_del(struct ibsm_sm *sm);
 /* load guid2lid and the routing engines, register MAD handlers, start the
- * first heavy sweep; -EINVAL when the routing engines cannot be set up, or
- * when guid2lid or guid2mkey does not restore and exit_on_fatal is TRUE */
+ * first heavy sweep; -EINVAL when the routing engines cannot be set up */
 int sm_start(struct ibsm_sm *sm);
 /* ask for a sweep; heavy wins over light; runs when the current one ends */
 void sm_request_sweep(struct ibsm_sm *sm, bool heavy, const char *why);

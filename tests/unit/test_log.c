@@ -100,6 +100,11 @@ END_TEST
 
 START_TEST(t_subsys_levels)
 {
+	/* log_init with a higher level lets debug lines through at once */
+	log_init("test", IBSM_LOG_DEBUG, false, false);
+	log_debug_at("../lib/model/x.c", "global debug");
+	ck_assert(logged("global debug"));
+	log_init("test", IBSM_LOG_WARN, false, false);
 	log_msg_at("../lib/sa/path.c", IBSM_LOG_DEBUG, "sa debug one");
 	ck_assert(!logged("sa debug one"));
 	ck_assert_int_eq(log_set_subsys_level("sa", IBSM_LOG_DEBUG), 0);
