@@ -207,7 +207,7 @@ static void on_switchinfo(struct sweep *sw, struct ibsm_node *n, const uint8_t *
 	if (err) {
 		sw->incomplete++;
 		sweep_error(sw, "no switchinfo from switch 0x%016" PRIx64 " \"%s\": %s", n->guid,
-			    n->desc, strerror(-err));
+			    node_name(n), strerror(-err));
 	} else {
 		switchinfo_decode(data, &n->si);
 		n->have_si = true;
