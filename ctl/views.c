@@ -161,10 +161,23 @@ struct column {
 	char *(*fn)(const json_t *row); /* CELL_FN: the cell (malloc'd) */
 };
 
-/* a node's name: its description, or its GUID when it has none */
+/*
+ * A node's name: the node name map's (the "name" beside a "desc" member:
+ * "a_name" for "a_desc"), else its description, else its GUID.
+ */
 static char *node_name(const json_t *obj, const char *desc, const char *guid)
 {
-	const char *d = json_string_value(jget(obj, desc));
+	size_t n = strlen(desc);
+	const char *d = NULL;
+
+	if (n >= 4 && n < 60 && !strcmp(desc + n - 4, "desc")) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "%.*sname", (int)(n - 4), desc);
+		d = json_string_value(jget(obj, key));
+	}
+	if (!d || !*d)
+		d = json_string_value(jget(obj, desc));
 
 	return d && *d ? table_xstrdup(d) : jfmt(jget(obj, guid));
 }
@@ -406,12 +419,22 @@ static char *config_notes(const json_t *k)
 	return table_xstrdup(buf);
 }
 
+/* a node's name from the node name map, else its description, else "-" */
+static char *node_desc(const json_t *row)
+{
+	const char *d = json_string_value(jget(row, "name"));
+
+	if (!d || !*d)
+		d = json_string_value(jget(row, "desc"));
+	return table_xstrdup(d && *d ? d : "-");
+}
+
 /* ---- the views ---- */
 
 static const struct column nodes_cols[] = {
     {"GUID", 'l', .member = "guid"}, {"TYPE", 'l', .member = "type"},
     {"LID", 'l', CELL_FN, .fn = node_lids}, {"PORTS", 'r', CELL_FN, .fn = node_ports},
-    {"DESCRIPTION", 'l', .member = "desc"}, {0},
+    {"DESCRIPTION", 'l', CELL_FN, .fn = node_desc}, {0},
 };
 
 static const struct column ports_cols[] = {
@@ -433,7 +456,7 @@ static const struct column switches_cols[] = {
     {"GUID", 'l', .member = "guid"}, {"LID", 'r', .member = "lid"},
     {"ACTIVE/PORTS", 'r', CELL_INT, .member = "active", .member2 = "nports", .ifmt = INT_RATIO},
     {"LFT TOP", 'r', .member = "lft_top"}, {"CAP", 'r', .member = "lft_cap"},
-    {"DESC", 'l', .member = "desc"}, {0},
+    {"DESC", 'l', CELL_FN, .fn = node_desc}, {0},
 };
 
 /* as ibroute prints them */
@@ -498,7 +521,8 @@ static const struct section status_sections[] = {
 };
 
 static const struct field node_top[] = {
-    {"desc", "description", F_PLAIN},	    {"nports", "ports", F_PLAIN},
+    {"desc", "description", F_PLAIN},	    {"name", "name", F_PLAIN},
+    {"nports", "ports", F_PLAIN},
     {"sys_guid", "system GUID", F_PLAIN},   {"vendor_id", "vendor ID", F_HEX},
     {"device_id", "device ID", F_HEX},	    {"revision", "revision", F_HEX},
     {"dr_path", "directed route", F_PLAIN}, {0},

@@ -90,6 +90,18 @@ static enum ibsm_log_level wanted_level(const struct daemon *d, const struct ibs
 	return level_from_flags(c->log_flags);
 }
 
+/* OpenSM's log_prefix and per_module_logging_file (at start and on reload) */
+static void daemon_log_keys(const struct ibsm_conf *c)
+{
+	int err;
+
+	log_set_prefix(c->log_prefix);
+	err = log_load_module_file(c->per_module_logging_file);
+	if (err < 0)
+		log_warnx("cannot read per_module_logging_file %s: %s", c->per_module_logging_file,
+			  strerror(-err));
+}
+
 /* --- reload --- */
 
 /*
@@ -140,6 +152,7 @@ static int daemon_reload(void *arg, struct conf_errors *errs, struct conf_errors
 		log_warnx("reload: %s", notes->msg[i]);
 	conf_diff(d->sm->conf, neu, changed);
 	log_set_level(wanted_level(d, neu));
+	daemon_log_keys(neu);
 	sm_apply_conf(d->sm, neu);
 	return 0;
 }
@@ -526,6 +539,7 @@ static void daemon_logging(struct daemon *d)
 	size_t i;
 
 	log_init("ibsmd", wanted_level(d, c), !background, background);
+	daemon_log_keys(c);
 	if (c->daemon && !background)
 		log_warnx("daemon TRUE (or -B) ignored: started by systemd, which wants "
 			  "ibsmd in the foreground");

@@ -37,6 +37,7 @@ struct rmad {
 	STAILQ_ENTRY(rmad) next;
 	size_t len;
 	int status;
+	uint64_t rx_us; /* when the receiver thread got it (max_msg_fifo_timeout) */
 	struct ibsm_mad_addr from;
 	uint8_t mad[IBSM_MAD_SIZE];
 };
@@ -144,7 +145,8 @@ static void deliver_cb(evutil_socket_t fd, short what, void *arg)
 	while ((m = STAILQ_FIRST(&list))) {
 		STAILQ_REMOVE_HEAD(&list, next);
 		if (u->x)
-			xport_input(u->x, m->mad, m->len, &m->from, m->status);
+			xport_input_queued(u->x, m->mad, m->len, &m->from, m->status,
+					   now_us() - m->rx_us, !STAILQ_EMPTY(&list));
 		free(m);
 	}
 }
@@ -158,6 +160,7 @@ static struct rmad *rmad_new(uint8_t *buf, int len)
 	m->len = (size_t)MIN(len, IBSM_MAD_SIZE);
 	memcpy(m->mad, umad_get_mad(buf), m->len);
 	m->status = umad_status(buf);
+	m->rx_us = now_us();
 	m->from.lid = ntohs(a->lid);
 	m->from.qpn = ntohl(a->qpn);
 	m->from.qkey = ntohl(a->qkey);

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum ibsm_log_level {
 	IBSM_LOG_ERROR = 0,
@@ -29,13 +30,51 @@ int log_level_from_name(const char *name);
 const char *log_level_name(enum ibsm_log_level level);
 bool log_enabled(enum ibsm_log_level level);
 
-void log_msg(enum ibsm_log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* OpenSM's log_prefix: "prefix: " before every line (NULL or "" for none) */
+void log_set_prefix(const char *prefix);
+
+/*
+ * Per-subsystem levels (OpenSM's per_module_logging_file). A subsystem is
+ * the folder of the source file that logs (lib/sa/path.c: "sa"). A line is
+ * written when the global level or its subsystem's level lets it through,
+ * as OpenSM ORs the two. Subsystems: core conf mad xport model route policy
+ * sa sweep sm report daemon plugins.
+ */
+/* -1 for no level of its own; 0 or -EINVAL for an unknown subsystem */
+int log_set_subsys_level(const char *subsys, int level);
+/* forget every subsystem level */
+void log_clear_subsys_levels(void);
+/* the subsystem's own level, -1 when it has none or is unknown */
+int log_subsys_level(const char *subsys);
+/*
+ * Read an OpenSM per-module logging file ("module flags" per line, the
+ * separator '=', ',', space or tab; module an OpenSM file name such as
+ * osm_sa_path_record.c, or an ibsmd subsystem), replacing the levels held.
+ * A missing file is no error (OpenSM's default names one that rarely
+ * exists); bad lines are warned about as file:line and skipped.
+ * 0, or -errno when the file cannot be read.
+ */
+int log_load_module_file(const char *path);
+/* the same from an open stream; path names it in warnings */
+int log_read_module_stream(FILE *f, const char *path);
+
+/* the subsystem of a source file name (__FILE__), "" when it has none */
+const char *log_subsys_of(const char *file);
+
+void log_msg_at(const char *file, enum ibsm_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void log_warn_at(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void log_warnx_at(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void log_info_at(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void log_debug_at(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* the logging calls carry their file, for the per-subsystem levels */
+#define log_msg(...)   log_msg_at(__FILE__, __VA_ARGS__)
 /* warning with ": strerror(errno)" appended */
-void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define log_warn(...)  log_warn_at(__FILE__, __VA_ARGS__)
+#define log_warnx(...) log_warnx_at(__FILE__, __VA_ARGS__)
+#define log_info(...)  log_info_at(__FILE__, __VA_ARGS__)
+#define log_debug(...) log_debug_at(__FILE__, __VA_ARGS__)
 /* log an error (with strerror for fatal) and exit(1) */
 void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void fatalx(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -55,7 +94,8 @@ struct log_ratelimit {
 
 #define LOG_RATELIMIT_INIT(b, r) {.burst = (b), .per_sec = (r), .tokens = (b)}
 
-void log_rl(struct log_ratelimit *rl, enum ibsm_log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+void log_rl_at(const char *file, struct log_ratelimit *rl, enum ibsm_log_level level,
+	       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+#define log_rl(...) log_rl_at(__FILE__, __VA_ARGS__)
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "core/log.h"
 #include "model/fabric.h"
+#include "model/namemap.h"
 
 void fabric_init(struct ibsm_fabric *f)
 {
@@ -98,6 +99,7 @@ struct ibsm_node *fabric_node_get(struct ibsm_fabric *f, const struct ibsm_nodei
 	}
 	n = xcalloc(1, sizeof(*n));
 	n->guid = ni->node_guid;
+	n->name = namemap_get(f->names, n->guid);
 	n->ni = *ni;
 	n->type = ni->node_type;
 	n->nports = ni->num_ports;
@@ -134,6 +136,7 @@ void fabric_port_set_guid(struct ibsm_fabric *f, struct ibsm_port *p, uint64_t g
 
 		log_warnx("duplicate port guid 0x%016" PRIx64 " on %s and %s", guid,
 			  port_name(old, a, sizeof(a)), port_name(p, b, sizeof(b)));
+		f->dup_guids++;
 	}
 	u64map_put(&f->ports, guid, p);
 }
@@ -281,12 +284,22 @@ void guid_format(uint64_t guid, char buf[19])
 	snprintf(buf, 19, "0x%016" PRIx64, guid);
 }
 
+void fabric_set_names(struct ibsm_fabric *f, const struct ibsm_namemap *m)
+{
+	uint32_t i;
+
+	f->names = m;
+	for (i = 0; i < f->nnodes; i++)
+		f->nodes_v[i]->name = namemap_get(m, f->nodes_v[i]->guid);
+}
+
 const char *port_name(const struct ibsm_port *p, char *buf, size_t len)
 {
 	const struct ibsm_node *n = p->node;
+	const char *name = node_name(n);
 
-	if (n->desc[0])
-		snprintf(buf, len, "\"%s\" (0x%016" PRIx64 "):%u", n->desc, n->guid, p->num);
+	if (name[0])
+		snprintf(buf, len, "\"%s\" (0x%016" PRIx64 "):%u", name, n->guid, p->num);
 	else
 		snprintf(buf, len, "0x%016" PRIx64 ":%u", n->guid, p->num);
 	return buf;

@@ -34,6 +34,7 @@ struct ibsm_node {
 	uint64_t guid;
 	struct ibsm_nodeinfo ni;
 	char desc[65];
+	const char *name;         /* from the node name map (fabric->names), or NULL */
 	uint8_t type;             /* enum ibsm_node_type */
 	uint8_t nports;
 	struct ibsm_port *ports;  /* [0..nports]; index 0 is the switch management port */
@@ -58,6 +59,8 @@ struct ibsm_fabric {
 	uint32_t gen;               /* current sweep generation */
 	struct ibsm_port *sm_port;  /* the port ibsmd runs on */
 	uint32_t nswitches, ncas, nrouters, nlinks;
+	const struct ibsm_namemap *names; /* node_name_map_name (namemap.c), not owned; or NULL */
+	uint32_t dup_guids;         /* duplicate GUIDs seen (exit_on_fatal), reset by the SM */
 };
 
 /* --- lifecycle --- */
@@ -101,7 +104,14 @@ const struct ibsm_drpath *port_path(const struct ibsm_port *p);
 void node_lft_reserve(struct ibsm_node *n, uint32_t top);
 /* "0x0002c90300001234" */
 void guid_format(uint64_t guid, char buf[19]);
-/* a short name for logs: NodeDescription or GUID, and port */
+/* the node's name: from the node name map, else its NodeDescription (maybe "") */
+static inline const char *node_name(const struct ibsm_node *n)
+{
+	return n->name ? n->name : n->desc;
+}
+/* use this node name map (not owned: kept until replaced) for every node */
+void fabric_set_names(struct ibsm_fabric *f, const struct ibsm_namemap *m);
+/* a short name for logs: the node's name or GUID, and port */
 const char *port_name(const struct ibsm_port *p, char *buf, size_t len);
 
 #endif

@@ -518,7 +518,7 @@ void mkey_smp_done(struct ibsm_sm *sm, const struct ibsm_sreq *q, bool heavy,
 		sm_event(sm, "mkey_refused",
 			 "%s 0x%016" PRIx64 " \"%s\" answered its nodeinfo but not a %s: "
 			 "refused for an m_key ibsmd does not hold? (%" PRIu64 " so far)",
-			 smp_node_type_name(n->type), n->guid, n->desc, smp_name(q),
+			 smp_node_type_name(n->type), n->guid, node_name(n), smp_name(q),
 			 m->st.refused);
 		return;
 	}
@@ -666,7 +666,7 @@ void mkey_trap(struct ibsm_sm *sm, const struct ibsm_notice *n, uint16_t slid)
 		sm_event(sm, "bad_mkey",
 			 "bad m_key trap (256) from lid %u, node 0x%016" PRIx64
 			 " \"%s\": it refused an smp for its m_key (%" PRIu64 " so far)",
-			 lid, found->guid, found->desc, m->st.traps);
+			 lid, found->guid, node_name(found), m->st.traps);
 	else
 		sm_event(sm, "bad_mkey",
 			 "bad m_key trap (256) from lid %u: a port refused an smp for its m_key "

@@ -329,7 +329,7 @@ static void lst_end(FILE *f, const struct dump_view *v, const struct ibsm_port *
 		" PortGUID:%016" PRIx64 " VenID:%0*X DevID:%04X Rev:%08X {%s} LID:%04X PN:%02X } ",
 		type_short(n->type), is_sm ? "-SM" : "", n->ni.num_ports, n->ni.sys_guid, n->guid,
 		port_guid_of(p), near ? 6 : 8, n->ni.vendor_id, n->ni.device_id, n->ni.revision,
-		n->desc, lp->lid, p->num);
+		node_name(n), lp->lid, p->num);
 }
 
 static const char *width_str(uint8_t w)
@@ -455,14 +455,14 @@ int dump_lfts(const struct dump_model *m, FILE *f)
 		if (dst)
 			dest[lid] =
 			    xasprintf("%s portguid 0x%016" PRIx64 ": '%s'\n",
-				      type_long(dst->node->type), dst->guid, dst->node->desc);
+				      type_long(dst->node->type), dst->guid, node_name(dst->node));
 	}
 	for (i = 0; i < v.nsw; i++) {
 		const struct ibsm_node *n = v.sws[i];
 		uint32_t top = lft_top(m, n);
 
 		fprintf(f, "Unicast lids [0-%u] of switch Lid %u guid 0x%016" PRIx64 " ('%s'):\n",
-			top, n->ports[0].lid, n->guid, n->desc);
+			top, n->ports[0].lid, n->guid, node_name(n));
 		for (lid = 0; lid <= top; lid++) {
 			char line[16], *b = line;
 			int out = lft_held(n, lid);

@@ -21,6 +21,7 @@
 #include "policy/partition.h"
 #include "report/status.h"
 #include "route/route_state.h"
+#include "sm/babble.h"
 #include "sm/sm.h"
 #include "sm/smstate.h"
 #include "xport/xport.h"
@@ -213,6 +214,8 @@ static json_t *port_json(const struct ibsm_port *p)
 		json_object_set_new(o, "peer_port", json_integer(p->remote->num));
 		if (p->remote->node->desc[0])
 			json_object_set_new(o, "peer_desc", json_string(p->remote->node->desc));
+		if (node_name(p->remote->node)[0])
+			json_object_set_new(o, "peer_name", json_string(node_name(p->remote->node)));
 	}
 	return o;
 }
@@ -230,7 +233,7 @@ static bool node_matches(const struct ibsm_node *n, const struct status_node_fil
 		if (strcasecmp(flt->type, t))
 			return false;
 	}
-	if (flt->name && !strstr(n->desc, flt->name))
+	if (flt->name && !strstr(n->desc, flt->name) && !strstr(node_name(n), flt->name))
 		return false;
 	if (flt->guid) {
 		bool hit = n->guid == flt->guid;
@@ -278,9 +281,9 @@ json_t *status_nodes(const struct ibsm_sm *sm, const struct status_node_filter *
 				json_array_append_new(ports, port_json(pt));
 		}
 		drpath_format(&n->path, path, sizeof(path));
-		o = json_pack("{s:o, s:s, s:s, s:i, s:s, s:o}", "guid", guid_json(n->guid), "type",
-			      smp_node_type_name(n->type), "desc", n->desc, "nports", n->nports,
-			      "dr_path", path, "ports", ports);
+		o = json_pack("{s:o, s:s, s:s, s:s, s:i, s:s, s:o}", "guid", guid_json(n->guid),
+			      "type", smp_node_type_name(n->type), "desc", n->desc, "name",
+			      node_name(n), "nports", n->nports, "dr_path", path, "ports", ports);
 		if (node_is_switch(n))
 			json_object_set_new(o, "lid", json_integer(n->ports[0].lid));
 		json_array_append_new(arr, o);
@@ -342,6 +345,10 @@ static struct ibsm_node *resolve(const struct ibsm_sm *sm, const char *spec,
 		snprintf(err->message, sizeof(err->message), "no node, port or lid %s", spec);
 		return NULL;
 	}
+	/* a name from the node name map first, then descriptions */
+	for (i = 0; i < f->nnodes; i++)
+		if (f->nodes_v[i]->name && !strcmp(f->nodes_v[i]->name, spec))
+			return f->nodes_v[i];
 	for (i = 0; i < f->nnodes; i++)
 		if (!strcmp(f->nodes_v[i]->desc, spec))
 			return f->nodes_v[i];
@@ -360,8 +367,8 @@ static struct ibsm_node *resolve(const struct ibsm_sm *sm, const char *spec,
 
 static json_t *node_brief(const struct ibsm_node *n)
 {
-	json_t *o = json_pack("{s:o, s:s, s:s}", "guid", guid_json(n->guid), "type",
-			      smp_node_type_name(n->type), "desc", n->desc);
+	json_t *o = json_pack("{s:o, s:s, s:s, s:s}", "guid", guid_json(n->guid), "type",
+			      smp_node_type_name(n->type), "desc", n->desc, "name", node_name(n));
 
 	if (node_is_switch(n))
 		json_object_set_new(o, "lid", json_integer(n->ports[0].lid));
@@ -444,8 +451,9 @@ json_t *status_ports(const struct ibsm_sm *sm, const char *spec, struct status_e
 	ports = json_array();
 	for (p = node_is_switch(n) ? 0 : 1; p <= n->nports; p++)
 		json_array_append_new(ports, port_detail(&n->ports[p]));
-	return json_pack("{s:o, s:s, s:s, s:o}", "node_guid", guid_json(n->guid), "type",
-			 smp_node_type_name(n->type), "desc", n->desc, "ports", ports);
+	return json_pack("{s:o, s:s, s:s, s:s, s:o}", "node_guid", guid_json(n->guid), "type",
+			 smp_node_type_name(n->type), "desc", n->desc, "name", node_name(n), "ports",
+			 ports);
 }
 
 json_t *status_links(const struct ibsm_sm *sm)
@@ -464,10 +472,11 @@ json_t *status_links(const struct ibsm_sm *sm)
 			if (!b || (b->node->guid < n->guid) || (b->node == n && b->num < p))
 				continue; /* list each link once, from its lower end */
 			json_array_append_new(
-				arr, json_pack("{s:o, s:s, s:i, s:o, s:s, s:i, s:s, s:s, s:s}",
+				arr, json_pack("{s:o, s:s, s:s, s:i, s:o, s:s, s:s, s:i, s:s, s:s, s:s}",
 					       "a_guid", guid_json(n->guid), "a_desc", n->desc,
-					       "a_port", p, "b_guid", guid_json(b->node->guid),
-					       "b_desc", b->node->desc, "b_port", b->num, "state",
+					       "a_name", node_name(n), "a_port", p, "b_guid",
+					       guid_json(b->node->guid), "b_desc", b->node->desc,
+					       "b_name", node_name(b->node), "b_port", b->num, "state",
 					       smp_port_state_name(a->pi.port_state), "width",
 					       width_name(a->pi.link_width_active), "speed",
 					       smp_link_speed_name(a->pi.link_speed_active,
@@ -494,8 +503,9 @@ json_t *status_switches(const struct ibsm_sm *sm)
 			active += n->ports[p].pi.port_state == IBSM_PORT_ACTIVE;
 		}
 		json_array_append_new(
-			arr, json_pack("{s:o, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "guid",
-				       guid_json(n->guid), "desc", n->desc, "lid", n->ports[0].lid,
+			arr, json_pack("{s:o, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "guid",
+				       guid_json(n->guid), "desc", n->desc, "name", node_name(n),
+				       "lid", n->ports[0].lid,
 				       "nports", n->nports, "linked", linked, "active", active,
 				       "lft_cap", n->si.lft_cap, "lft_top", n->si.lft_top,
 				       "lft_blocks_sent_last", n->lft_sent));
@@ -851,7 +861,34 @@ json_t *status_config(const struct ibsm_sm *sm, const char *key, struct status_e
 	return json_pack("{s:s?, s:o}", "file", sm->conf->file, "config", arr);
 }
 
+static json_t *status_counters_base(const struct ibsm_sm *sm);
+
+/* repeated traps and babbling ports (babble.c), slow-fabric transport limits */
+static void counters_babble(const struct ibsm_sm *sm, json_t *o)
+{
+	const struct babble_stats *bs = babble_stats(sm);
+	const struct ibsm_xport_stats *xs = xport_stats(sm->xport);
+
+	json_object_set_new(json_object_get(o, "traps"), "repeats_ignored",
+			    json_integer((json_int_t)bs->repeats_ignored));
+	json_object_set_new(json_object_get(o, "traps"), "babbling_ports_disabled",
+			    json_integer((json_int_t)bs->ports_disabled));
+	json_object_set_new(json_object_get(o, "mads"), "window_widened",
+			    json_integer((json_int_t)xs->stall_widened));
+	json_object_set_new(json_object_get(o, "dropped"), "sa_stale",
+			    json_integer((json_int_t)xs->stale));
+}
+
 json_t *status_counters(const struct ibsm_sm *sm)
+{
+	json_t *o = status_counters_base(sm);
+
+	if (o)
+		counters_babble(sm, o);
+	return o;
+}
+
+static json_t *status_counters_base(const struct ibsm_sm *sm)
 {
 	const struct ibsm_xport_stats *xs = xport_stats(sm->xport);
 	const struct ibsm_sm_stats *st = &sm->stats;

@@ -17,6 +17,7 @@
 #include "core/log.h"
 #include "core/util.h"
 #include "model/lid.h"
+#include "model/namemap.h"
 #include "model/topo.h"
 #include "policy/mcast.h"
 #include "policy/mkey.h"
@@ -24,6 +25,7 @@
 #include "report/dump.h"
 #include "route/route_state.h"
 #include "sa/sa.h"
+#include "sm/babble.h"
 #include "sm/sm.h"
 #include "sm/smstate.h"
 #include "sweep/sweep.h"
@@ -63,8 +65,28 @@ void sm_schedule(struct ibsm_sm *sm)
 		evtimer_add(sm->start_ev, &tv);
 }
 
+/*
+ * exit_on_fatal, as OpenSM: duplicate GUIDs on the subnet end the SM; with
+ * FALSE (-y, --stay_on_fatal) they are reported and the SM goes on.
+ */
+static void sm_check_fatal(struct ibsm_sm *sm)
+{
+	uint32_t n = sm->fabric.dup_guids;
+
+	if (!n)
+		return;
+	sm->fabric.dup_guids = 0;
+	if (sm->conf->exit_on_fatal)
+		fatalx("fatal: %u duplicate guids found on the subnet (see above): exiting, as "
+		       "exit_on_fatal is TRUE", n);
+	sm_event(sm, "duplicate_guid",
+		 "%u duplicate guids found on the subnet (see the log); running on, as "
+		 "exit_on_fatal is FALSE", n);
+}
+
 void sm_sweep_done(struct ibsm_sm *sm, const struct ibsm_sweep_result *res)
 {
+	sm_check_fatal(sm);
 	mcast_sweep_done(sm, res->heavy);
 	if (sm->hooks.sweep_done)
 		sm->hooks.sweep_done(sm->hooks.arg, res);
@@ -222,6 +244,35 @@ void sm_trap_region(struct ibsm_sm *sm, uint16_t issuer_lid, const char *why)
 	sm_request_region(sm, p ? p->node->guid : 0, why);
 }
 
+/* OpenSM's slow-fabric keys to the transport (at start and on reload) */
+static void sm_xport_limits(struct ibsm_sm *sm)
+{
+	const struct ibsm_conf *c = sm->conf;
+	struct ibsm_xport_limits l = {
+		.window2 = (unsigned)c->max_wire_smps2,
+		.stall_us = (unsigned)c->max_smps_timeout,
+		.long_timeout_ms = (unsigned)c->long_transaction_timeout,
+		.fifo_timeout_ms = (unsigned)c->max_msg_fifo_timeout,
+	};
+
+	xport_set_limits(sm->xport, &l);
+}
+
+/* node_name_map_name: the model's node names (at start and on reload) */
+static void sm_load_names(struct ibsm_sm *sm)
+{
+	const char *path = sm->conf->node_name_map_name;
+	struct ibsm_namemap *m;
+	int err = namemap_load(path, &m);
+
+	if (err < 0 && err != -EINVAL)
+		log_warnx("cannot read node name map %s: %s", path ? path : NAMEMAP_DEFAULT_PATH,
+			  strerror(-err));
+	fabric_set_names(&sm->fabric, m);
+	namemap_del(sm->names);
+	sm->names = m;
+}
+
 void sm_apply_conf(struct ibsm_sm *sm, struct ibsm_conf *conf)
 {
 	struct ibsm_conf *old = sm->conf;
@@ -241,8 +292,10 @@ void sm_apply_conf(struct ibsm_sm *sm, struct ibsm_conf *conf)
 	}
 	conf_errors_free(&errs);
 	sm->conf = conf;
+	sm_load_names(sm);
 	xport_set_params(sm->xport, (unsigned)conf->max_wire_smps,
 			 (unsigned)conf->transaction_timeout, (unsigned)conf->transaction_retries);
+	sm_xport_limits(sm);
 	event_del(sm->light_timer);
 	if (conf->sweep_interval > 0) {
 		tv.tv_sec = conf->sweep_interval;
@@ -275,10 +328,12 @@ struct ibsm_sm *sm_new(struct event_base *base, struct ibsm_conf *conf, struct i
 	if (hooks)
 		sm->hooks = *hooks;
 	fabric_init(&sm->fabric);
+	sm_load_names(sm);
 	u64map_init(&sm->region_seeds);
 	sm->parts = pkey_new(&sm->fabric, &sm->conf, port_guid);
 	sm->mcast = mcast_new(sm);
 	sm->dump = dump_new();
+	sm->babble = babble_new();
 	events_init(&sm->events, 1000);
 	path = conf->cache_dir ? xasprintf("%s/guid2lid", conf->cache_dir) : NULL;
 	sm->lids = lidmgr_new(path);
@@ -295,6 +350,7 @@ struct ibsm_sm *sm_new(struct event_base *base, struct ibsm_conf *conf, struct i
 		fatalx("cannot create sm timers");
 	sm->start_ms = now_ms();
 	xport_set_space_cb(x, space_cb, sm);
+	sm_xport_limits(sm);
 	return sm;
 }
 
@@ -316,6 +372,8 @@ void sm_del(struct ibsm_sm *sm)
 	}
 	mcast_del(sm->mcast);
 	sm->mcast = NULL;
+	babble_del(sm->babble);
+	sm->babble = NULL;
 	pkey_del(sm->parts);
 	event_free(sm->start_ev);
 	event_free(sm->light_timer);
@@ -326,6 +384,8 @@ void sm_del(struct ibsm_sm *sm)
 	mkey_del(sm->mkeys);
 	dump_del(sm->dump);
 	fabric_fini(&sm->fabric);
+	namemap_del(sm->names);
+	sm->names = NULL;
 	u64map_fini(&sm->region_seeds);
 	events_fini(&sm->events);
 	conf_del(sm->conf);

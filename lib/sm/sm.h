@@ -112,6 +112,8 @@ struct ibsm_sm {
 	struct ibsm_sa *sa;            /* the Subnet Administrator (sa/sa.c) */
 	struct ibsm_partitions *parts; /* partitions (partition.c) */
 	struct ibsm_mcast *mcast;      /* multicast groups (mcast.c) */
+	struct ibsm_babble *babble;    /* owned: repeated traps, babbling ports (babble.c) */
+	struct ibsm_namemap *names;    /* owned: node_name_map_name (namemap.c), or NULL */
 	struct ibsm_sm_stats stats;
 	struct ibsm_sweep_result last_heavy;
 	struct ibsm_sweep_result last_light;

@@ -32,6 +32,7 @@
 #include "model/lid.h"
 #include "policy/mkey.h"
 #include "sa/sa.h"
+#include "sm/babble.h"
 #include "sm/sm.h"
 #include "sm/smstate.h"
 #include "xport/xport.h"
@@ -974,6 +975,11 @@ static void smi_request(void *arg, const uint8_t *in, size_t len, const struct i
 	if (h.method == IBSM_METHOD_TRAP && h.attr_id == IBSM_ATTR_NOTICE) {
 		notice_decode(smp_data(mad), &notice);
 		repress_trap(sm, mad, from);
+		/* a link-error trap repeated past the limit: answered, not acted on */
+		if (!babble_trap(sm, smp_data(in), from->lid)) {
+			sm->stats.traps++;
+			return;
+		}
 		handle_trap(sm, &notice, from->lid);
 		/* and to the SA's subscribers (13.4.9), as OpenSM forwards every trap */
 		sa_inform_report(sm, smp_data(in));

@@ -129,6 +129,8 @@ static void on_nodeinfo(struct sweep *sw, const struct ibsm_sreq *q, const uint8
 		struct ibsm_port *fp = &from->ports[q->from_port];
 
 		if (fp == p) {
+			/* OpenSM's "duplicate GUID found by link from a port to itself" */
+			f->dup_guids++;
 			sweep_error(sw, "node 0x%016" PRIx64 " port %u answers as its own peer",
 				    n->guid, p->num);
 			return;
@@ -205,7 +207,7 @@ static void on_switchinfo(struct sweep *sw, struct ibsm_node *n, const uint8_t *
 	if (err) {
 		sw->incomplete++;
 		sweep_error(sw, "no switchinfo from switch 0x%016" PRIx64 " \"%s\": %s", n->guid,
-			    n->desc, strerror(-err));
+			    node_name(n), strerror(-err));
 	} else {
 		switchinfo_decode(data, &n->si);
 		n->have_si = true;

@@ -71,7 +71,7 @@ static bool program_produce(struct sweep *sw)
 			n->lft_sent = 0;
 			if (r->max_lid >= n->si.lft_cap) {
 				sweep_error(sw, "switch 0x%016" PRIx64 " \"%s\": LinearFDBCap %u is "
-					    "below the highest lid %u", n->guid, n->desc,
+					    "below the highest lid %u", n->guid, node_name(n),
 					    n->si.lft_cap, r->max_lid);
 				sweep_next_node(sw);
 				continue;
@@ -118,11 +118,11 @@ static void program_handle(struct sweep *sw, const struct ibsm_sreq *q,
 			n->lft_known[q->block] = 0;
 		if (err == -EREMOTEIO)
 			sweep_error(sw, "switch 0x%016" PRIx64 " \"%s\": %s set refused, status 0x%04x",
-				    n->guid, n->desc, q->kind == PROGRAM_LFT ? "lft block" : "switchinfo",
+				    n->guid, node_name(n), q->kind == PROGRAM_LFT ? "lft block" : "switchinfo",
 				    h->status);
 		else
 			sweep_error(sw, "switch 0x%016" PRIx64 " \"%s\": %s set failed: %s", n->guid,
-				    n->desc, q->kind == PROGRAM_LFT ? "lft block" : "switchinfo",
+				    node_name(n), q->kind == PROGRAM_LFT ? "lft block" : "switchinfo",
 				    strerror(-err));
 		return;
 	}

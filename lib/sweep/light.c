@@ -41,7 +41,7 @@ static void light_handle(struct sweep *sw, const struct ibsm_sreq *q, const stru
 			if (!sw->res.changed)
 				snprintf(sw->res.reason, sizeof(sw->res.reason),
 					 "port state change on switch 0x%016" PRIx64 " \"%s\"",
-					 n->guid, n->desc);
+					 n->guid, node_name(n));
 			sw->res.changed = true;
 			u64map_put(&sw->sm->region_seeds, n->guid, (void *)1);
 		}

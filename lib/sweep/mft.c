@@ -92,10 +92,10 @@ static void mft_handle(struct sweep *sw, const struct ibsm_sreq *q, const struct
 		mcast_set_failed(sw->sm, s, top, q->block, q->port);
 		if (err == -EREMOTEIO)
 			sweep_error(sw, "switch 0x%016" PRIx64 " \"%s\": %s set refused, status 0x%04x",
-				    n->guid, n->desc, what, h->status);
+				    n->guid, node_name(n), what, h->status);
 		else
 			sweep_error(sw, "switch 0x%016" PRIx64 " \"%s\": %s set failed: %s", n->guid,
-				    n->desc, what, strerror(-err));
+				    node_name(n), what, strerror(-err));
 		return;
 	}
 	if (top) {

@@ -343,7 +343,7 @@ static void node_gone(void *arg, struct ibsm_node *n)
 
 	sw->res.nodes_removed++;
 	sm_event(sw->sm, "node_lost", "lost %s node 0x%016" PRIx64 " \"%s\"",
-		 smp_node_type_name(n->type), n->guid, n->desc);
+		 smp_node_type_name(n->type), n->guid, node_name(n));
 	for (p = 1; p <= n->nports; p++)
 		if (n->ports[p].pi.port_state == IBSM_PORT_ACTIVE)
 			report_gid(sw->sm, 65, &n->ports[p]);

@@ -7,6 +7,15 @@
  * using up a retry (XPORT_FAST_RETRIES times): a lossy fabric that reports
  * its drops (ibsim) costs a few quick resends, not failed sweeps.
  *
+ * OpenSM's knobs for slow fabrics, with its meaning (osm_vl15intf.c,
+ * osm_sa_mad_ctrl.c): while the window is full and no slot has come free
+ * for max_smps_timeout us, one more request may go out, up to
+ * max_wire_smps2 in flight; any slot coming free brings the window back to
+ * max_wire_smps. Requests sent as long transactions wait
+ * long_transaction_timeout per attempt. An SA request that waited in the
+ * receive queue longer than max_msg_fifo_timeout, with more behind it, is
+ * dropped unanswered (the client retries).
+ *
  * TIDs: the low 32 bits are ours (the kernel and ibsim rewrite the high
  * ones). They are (sequence << 10 | slot), so a response finds its slot in
  * O(1) and a stale one fails the comparison.
@@ -36,6 +45,7 @@ struct xreq {
 	uint8_t attempts;
 	uint8_t fast_fails; /* attempts returned undelivered at once (XPORT_FAST_RETRIES) */
 	uint8_t mgmt_class;
+	bool long_tx; /* waits long_timeout_ms per attempt */
 	uint16_t attr_id;
 };
 
@@ -61,6 +71,9 @@ struct ibsm_xport {
 	unsigned window;
 	unsigned timeout_ms;
 	unsigned retries;
+	struct ibsm_xport_limits lim;
+	unsigned extra;             /* slots beyond window allowed by the stall timer */
+	struct event *stall_timer;  /* window full without progress (max_smps_timeout) */
 	struct slot *slots; /* MAX_WINDOW allocated lazily up to nslots */
 	unsigned nslots;
 	unsigned inflight;
@@ -76,7 +89,9 @@ struct ibsm_xport {
 };
 
 static void slot_timeout(evutil_socket_t fd, short what, void *arg);
+static void stall_timeout(evutil_socket_t fd, short what, void *arg);
 static void pump(struct ibsm_xport *x);
+static void notify_space(struct ibsm_xport *x);
 
 static void slots_ensure(struct ibsm_xport *x, unsigned n)
 {
@@ -130,21 +145,39 @@ struct ibsm_xport *xport_new(struct event_base *base, const struct ibsm_xport_ba
 	x->be_ctx = be_ctx;
 	x->rl = (struct log_ratelimit)LOG_RATELIMIT_INIT(10, 1);
 	x->seq = 1;
+	x->stall_timer = evtimer_new(base, stall_timeout, x);
+	if (!x->stall_timer)
+		fatalx("evtimer_new");
 	xport_set_params(x, window, timeout_ms, retries);
 	return x;
+}
+
+/* the window a limit asks for: 0 is unlimited (OpenSM's max_wire_smps 0) */
+static unsigned window_of(unsigned n)
+{
+	return n == 0 || n > MAX_WINDOW ? MAX_WINDOW : n;
 }
 
 void xport_set_params(struct ibsm_xport *x, unsigned window, unsigned timeout_ms,
 		      unsigned retries)
 {
-	/* 0 is OpenSM's "unlimited" (max_wire_smps 0): as wide as the TIDs allow */
-	if (window == 0 || window > MAX_WINDOW)
-		window = MAX_WINDOW;
-	x->window = window;
+	x->window = window_of(window);
 	x->timeout_ms = timeout_ms ? timeout_ms : 1;
 	x->retries = retries;
-	slots_ensure(x, window);
+	x->extra = 0;
+	slots_ensure(x, MAX(x->window, x->lim.window2));
 	/* a wider window has room for queued requests now */
+	pump(x);
+}
+
+void xport_set_limits(struct ibsm_xport *x, const struct ibsm_xport_limits *l)
+{
+	x->lim = *l;
+	/* max_wire_smps2 at or below max_wire_smps turns the stall rule off, as in OpenSM */
+	x->lim.window2 = l->window2 ? window_of(l->window2) : 0;
+	x->extra = 0;
+	evtimer_del(x->stall_timer);
+	slots_ensure(x, MAX(x->window, x->lim.window2));
 	pump(x);
 }
 
@@ -192,6 +225,7 @@ void xport_del(struct ibsm_xport *x)
 		return;
 	x->space_cb = NULL;
 	xport_cancel_all(x);
+	event_free(x->stall_timer);
 	/* requests queued by cancel callbacks are dropped silently, whether
 	 * still queued or already put in a slot */
 	while (x->qhead) {
@@ -230,10 +264,13 @@ static void slot_send(struct ibsm_xport *x, struct slot *s)
 		x->seq = 1;
 	s->tid = x->seq << SLOT_BITS | s->index;
 	set_tid(r->mad, s->tid);
+	unsigned timeout_ms = r->long_tx && x->lim.long_timeout_ms ? x->lim.long_timeout_ms
+								     : x->timeout_ms;
+
 	if (r->attempts++)
 		x->st.retries++;
 	s->sent_ms = now_ms();
-	err = x->be.send(x->be_ctx, r->mad, r->len, &r->to, x->timeout_ms);
+	err = x->be.send(x->be_ctx, r->mad, r->len, &r->to, timeout_ms);
 	if (err < 0) {
 		x->st.send_errors++;
 		log_rl(&x->rl, IBSM_LOG_WARN, "mad send failed (class 0x%02x attr 0x%04x): %s",
@@ -243,18 +280,25 @@ static void slot_send(struct ibsm_xport *x, struct slot *s)
 		tv.tv_usec = 0;
 	} else {
 		x->st.sent++;
-		tv.tv_sec = x->timeout_ms / 1000;
-		tv.tv_usec = (x->timeout_ms % 1000) * 1000;
+		tv.tv_sec = timeout_ms / 1000;
+		tv.tv_usec = (timeout_ms % 1000) * 1000;
 	}
 	evtimer_add(s->timer, &tv);
 }
 
+/* the stall rule applies: a second window wider than the first and a timeout */
+static bool stall_rule(const struct ibsm_xport *x)
+{
+	return x->lim.window2 > x->window && x->lim.stall_us;
+}
+
 static void pump(struct ibsm_xport *x)
 {
+	unsigned limit = MIN(x->window + x->extra, x->nslots);
 	unsigned i;
 
 	/* after the window shrank, slots past it may still be in flight */
-	for (i = 0; i < x->window && x->qhead && x->inflight < x->window; i++) {
+	for (i = 0; i < limit && x->qhead && x->inflight < limit; i++) {
 		struct slot *s = &x->slots[i];
 
 		if (s->req)
@@ -268,6 +312,38 @@ static void pump(struct ibsm_xport *x)
 		x->inflight++;
 		slot_send(x, s);
 	}
+	if (x->qhead && x->inflight >= limit && stall_rule(x) &&
+	    x->window + x->extra < x->lim.window2 && !evtimer_pending(x->stall_timer, NULL)) {
+		struct timeval tv = {.tv_sec = x->lim.stall_us / 1000000,
+				     .tv_usec = x->lim.stall_us % 1000000};
+
+		evtimer_add(x->stall_timer, &tv);
+	}
+}
+
+/* the window stayed full for max_smps_timeout: let one more request out */
+static void stall_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct ibsm_xport *x = arg;
+
+	(void)fd;
+	(void)what;
+	if (!stall_rule(x) || x->window + x->extra >= x->lim.window2)
+		return;
+	x->extra++;
+	x->st.stall_widened++;
+	log_debug("xport: no answer for %u us with %u smps in flight, allowing %u",
+		  x->lim.stall_us, x->inflight, x->window + x->extra);
+	pump(x);
+}
+
+/* a slot came free: the fabric answers again, back to the first window */
+static void slot_freed(struct ibsm_xport *x)
+{
+	x->extra = 0;
+	evtimer_del(x->stall_timer);
+	pump(x);
+	notify_space(x);
 }
 
 static void notify_space(struct ibsm_xport *x)
@@ -299,8 +375,7 @@ static void slot_attempt_failed(struct ibsm_xport *x, struct slot *s, bool fast)
 	s->req = NULL;
 	x->inflight--;
 	req_finish(r, -ETIMEDOUT, NULL, 0);
-	pump(x);
-	notify_space(x);
+	slot_freed(x);
 }
 
 static void slot_timeout(evutil_socket_t fd, short what, void *arg)
@@ -313,8 +388,8 @@ static void slot_timeout(evutil_socket_t fd, short what, void *arg)
 		slot_attempt_failed(s->x, s, false);
 }
 
-int xport_send(struct ibsm_xport *x, const uint8_t *mad, size_t len,
-	       const struct ibsm_mad_addr *to, ibsm_xport_cb cb, void *arg)
+static int queue_req(struct ibsm_xport *x, const uint8_t *mad, size_t len,
+		     const struct ibsm_mad_addr *to, ibsm_xport_cb cb, void *arg, bool long_tx)
 {
 	struct xreq *r;
 
@@ -327,6 +402,7 @@ int xport_send(struct ibsm_xport *x, const uint8_t *mad, size_t len,
 	r->cb = cb;
 	r->arg = arg;
 	r->mgmt_class = mad[1];
+	r->long_tx = long_tx;
 	r->attr_id = (uint16_t)(mad[16] << 8 | mad[17]);
 	if (x->qtail)
 		x->qtail->next = r;
@@ -338,6 +414,18 @@ int xport_send(struct ibsm_xport *x, const uint8_t *mad, size_t len,
 		x->st.queue_peak = x->qlen;
 	pump(x);
 	return 0;
+}
+
+int xport_send(struct ibsm_xport *x, const uint8_t *mad, size_t len,
+	       const struct ibsm_mad_addr *to, ibsm_xport_cb cb, void *arg)
+{
+	return queue_req(x, mad, len, to, cb, arg, false);
+}
+
+int xport_send_long(struct ibsm_xport *x, const uint8_t *mad, size_t len,
+		    const struct ibsm_mad_addr *to, ibsm_xport_cb cb, void *arg)
+{
+	return queue_req(x, mad, len, to, cb, arg, true);
 }
 
 int xport_send_smp(struct ibsm_xport *x, const struct ibsm_smp_req *r, uint16_t dlid,
@@ -419,8 +507,7 @@ void xport_input(struct ibsm_xport *x, const uint8_t *mad, size_t len,
 		x->inflight--;
 		x->st.responses++;
 		req_finish(r, 0, mad, len);
-		pump(x);
-		notify_space(x);
+		slot_freed(x);
 		return;
 	}
 	x->st.unsolicited++;
@@ -431,6 +518,27 @@ void xport_input(struct ibsm_xport *x, const uint8_t *mad, size_t len,
 		return;
 	}
 	x->handlers[mclass].fn(x->handlers[mclass].arg, mad, len, from);
+}
+
+void xport_input_queued(struct ibsm_xport *x, const uint8_t *mad, size_t len,
+			const struct ibsm_mad_addr *from, int status, uint64_t waited_us,
+			bool backlog)
+{
+	uint64_t limit_us = (uint64_t)x->lim.fifo_timeout_ms * 1000;
+
+	/* only SA requests: answers to our own requests are never stale, and
+	 * traps and SMInfo must be seen (OpenSM drops SA requests only) */
+	if (!status && len >= 24 && mad[1] == IBSM_CLASS_SA && !(mad[3] & IBSM_METHOD_RESP) &&
+	    limit_us && backlog && waited_us > limit_us) {
+		x->st.received++;
+		x->st.stale++;
+		log_rl(&x->rl, IBSM_LOG_WARN,
+		       "dropped sa request (attr 0x%02x%02x) from lid %u: waited %llu ms in the "
+		       "receive queue, more than max_msg_fifo_timeout %u ms", mad[16], mad[17],
+		       from->lid, (unsigned long long)(waited_us / 1000), x->lim.fifo_timeout_ms);
+		return;
+	}
+	xport_input(x, mad, len, from, status);
 }
 
 void xport_register(struct ibsm_xport *x, uint8_t mgmt_class, ibsm_xport_handler h, void *arg)

@@ -51,6 +51,23 @@ struct ibsm_xport_stats {
 	uint64_t unsolicited;    /* requests from the fabric (traps, SMInfo, SA) */
 	uint64_t unhandled;      /* unsolicited requests of a class nobody handles */
 	uint64_t queue_peak;     /* most requests waiting for a window slot */
+	uint64_t stall_widened;  /* times the window grew by one (max_smps_timeout) */
+	uint64_t stale;          /* SA requests dropped after max_msg_fifo_timeout */
+};
+
+/*
+ * OpenSM's knobs for slow fabrics; 0 turns each off.
+ * window2, stall_us: max_wire_smps2, max_smps_timeout (while the window has
+ *   been full for stall_us without a slot coming free, one more request goes
+ *   out, up to window2; a free slot brings it back to the window).
+ * long_timeout_ms: long_transaction_timeout, per attempt of xport_send_long.
+ * fifo_timeout_ms: max_msg_fifo_timeout (see xport_input_queued).
+ */
+struct ibsm_xport_limits {
+	unsigned window2;
+	unsigned stall_us;
+	unsigned long_timeout_ms;
+	unsigned fifo_timeout_ms;
 };
 
 /*
@@ -68,8 +85,8 @@ typedef void (*ibsm_xport_cb)(void *arg, int err, const uint8_t *resp, size_t le
 typedef void (*ibsm_xport_handler)(void *arg, const uint8_t *mad, size_t len,
 				   const struct ibsm_mad_addr *from);
 
-/* window: requests in flight at once (0: unlimited, up to the TID space); timeout per attempt;
- * retries after the first */
+/* window: requests in flight at once (0: unlimited, as OpenSM's max_wire_smps 0);
+ * timeout per attempt; retries after the first */
 struct ibsm_xport *xport_new(struct event_base *base, const struct ibsm_xport_backend *be,
 			     void *be_ctx, unsigned window, unsigned timeout_ms, unsigned retries);
 /* cancel everything (callbacks run with -ECANCELED) and free */
@@ -77,6 +94,8 @@ void xport_del(struct ibsm_xport *x);
 /* change window, timeout or retries (reload); applies to new attempts */
 void xport_set_params(struct ibsm_xport *x, unsigned window, unsigned timeout_ms,
 		      unsigned retries);
+/* set the slow-fabric limits (reload too) */
+void xport_set_limits(struct ibsm_xport *x, const struct ibsm_xport_limits *l);
 
 /*
  * Queue a request. The MAD is copied; its TID (low 32 bits) is set by the
@@ -84,6 +103,9 @@ void xport_set_params(struct ibsm_xport *x, unsigned window, unsigned timeout_ms
  */
 int xport_send(struct ibsm_xport *x, const uint8_t *mad, size_t len,
 	       const struct ibsm_mad_addr *to, ibsm_xport_cb cb, void *arg);
+/* xport_send for a long transaction: each attempt waits long_timeout_ms */
+int xport_send_long(struct ibsm_xport *x, const uint8_t *mad, size_t len,
+		    const struct ibsm_mad_addr *to, ibsm_xport_cb cb, void *arg);
 /* build and queue an SMP: DR when r->path is set, else LID-routed to dlid */
 int xport_send_smp(struct ibsm_xport *x, const struct ibsm_smp_req *r, uint16_t dlid,
 		   ibsm_xport_cb cb, void *arg);
@@ -97,6 +119,16 @@ int xport_send_unsolicited(struct ibsm_xport *x, const uint8_t *mad, size_t len,
  */
 void xport_input(struct ibsm_xport *x, const uint8_t *mad, size_t len,
 		 const struct ibsm_mad_addr *from, int status);
+
+/*
+ * xport_input for a backend with a receive queue: waited_us is how long the
+ * MAD waited in it, backlog whether more wait behind it. An SA request that
+ * waited more than fifo_timeout_ms with a backlog is dropped unanswered
+ * (OpenSM's max_msg_fifo_timeout: the loop is behind, the client retries).
+ */
+void xport_input_queued(struct ibsm_xport *x, const uint8_t *mad, size_t len,
+			const struct ibsm_mad_addr *from, int status, uint64_t waited_us,
+			bool backlog);
 
 /* unsolicited requests of this management class go to h (NULL to remove);
  * class 0x01 and 0x81 are registered separately */

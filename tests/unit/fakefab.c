@@ -286,6 +286,22 @@ static int sma_mlnx_epi(struct fakefab *ff, struct ff_node *nd, int arrival, boo
 	return 0;
 }
 
+/* PortPhysicalState Disabled set: the link goes down and stays down */
+static void port_disable(struct fakefab *ff, int node, struct ff_port *pt, struct ff_port *rp)
+{
+	pt->pi.phys_state = IBSM_PHYS_DISABLED;
+	pt->pi.port_state = IBSM_PORT_DOWN;
+	ff->cnt.disabled++;
+	if (ff->nodes[node].type == IBSM_NODE_SWITCH)
+		ff->nodes[node].si.port_state_change = 1;
+	if (!rp)
+		return;
+	rp->pi.phys_state = IBSM_PHYS_POLLING;
+	rp->pi.port_state = IBSM_PORT_DOWN;
+	if (ff->nodes[pt->peer].type == IBSM_NODE_SWITCH)
+		ff->nodes[pt->peer].si.port_state_change = 1;
+}
+
 static int sma_portinfo(struct fakefab *ff, int node, int arrival, bool set, uint32_t mod,
 			uint8_t *data)
 {
@@ -335,6 +351,8 @@ static int sma_portinfo(struct fakefab *ff, int node, int arrival, bool set, uin
 		link_fields_set(ff, pt, &in, mod);
 		if (in.client_rereg)
 			ff->cnt.rereg_sets++;
+		if (in.phys_state == IBSM_PHYS_DISABLED)
+			port_disable(ff, node, pt, rp);
 		if (st == IBSM_PORT_ARMED || st == IBSM_PORT_ACTIVE)
 			pt->pi.port_state = (uint8_t)st;
 		ff->cnt.pi_sets++;
@@ -710,6 +728,20 @@ static void send_trap128(struct fakefab *ff, int node)
 	send_trap(ff, nd->ports[0].pi.lid, 0x1234, &n);
 }
 
+void fakefab_trap_link_errors(struct fakefab *ff, int node, int port, uint16_t trap)
+{
+	struct ff_node *nd = &ff->nodes[node];
+	uint16_t lid = nd->ports[nd->type == IBSM_NODE_SWITCH ? 0 : port].pi.lid;
+	struct ibsm_notice n = {.generic = true, .type = 1, .producer_or_vendor = nd->type,
+				.trap_num = trap, .issuer_lid = lid};
+
+	/* 14.2.5.2: the LID and the number of the port with errors */
+	n.details[2] = (uint8_t)(lid >> 8);
+	n.details[3] = (uint8_t)lid;
+	n.details[4] = (uint8_t)port;
+	send_trap(ff, lid, 0x1300 + trap, &n);
+}
+
 void fakefab_unlink(struct fakefab *ff, int node, int port, bool trap)
 {
 	struct ff_port *a = port_at(ff, node, port), *b;
@@ -791,6 +823,11 @@ void fakefab_set_psc(struct fakefab *ff, int node)
 bool fakefab_psc(const struct fakefab *ff, int node)
 {
 	return ff->nodes[node].si.port_state_change;
+}
+
+int fakefab_phys_state(const struct fakefab *ff, int node, int port)
+{
+	return ff->nodes[node].ports[port].pi.phys_state;
 }
 
 int fakefab_port_state(const struct fakefab *ff, int node, int port)

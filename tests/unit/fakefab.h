@@ -41,6 +41,8 @@ void fakefab_attach(struct fakefab *ff, struct ibsm_xport *x);
 
 /* faults */
 void fakefab_unlink(struct fakefab *ff, int node, int port, bool trap);
+/* the node sends the SM a link-error trap (129, 130 or 131) about its port */
+void fakefab_trap_link_errors(struct fakefab *ff, int node, int port, uint16_t trap);
 void fakefab_relink(struct fakefab *ff, int node, int port);
 /* move a cable: a:pa and b:pb leave whatever they were linked to (those
  * ends go down) and are linked to each other (INIT); no trap */
@@ -55,6 +57,7 @@ void fakefab_set_drop(struct fakefab *ff, int node, int percent, bool silent);
 void fakefab_set_psc(struct fakefab *ff, int node);
 bool fakefab_psc(const struct fakefab *ff, int node);
 int fakefab_port_state(const struct fakefab *ff, int node, int port);
+int fakefab_phys_state(const struct fakefab *ff, int node, int port);
 uint16_t fakefab_port_lid(const struct fakefab *ff, int node, int port);
 uint8_t fakefab_port_lmc(const struct fakefab *ff, int node, int port);
 int fakefab_neighbor_mtu(const struct fakefab *ff, int node, int port);
@@ -90,6 +93,7 @@ struct fakefab_counts {
 	uint64_t mkey_traps;   /* Bad M_Key traps (256) sent to the SM */
 	uint64_t link_sets;    /* PortInfo Sets that changed a Link*Enabled field */
 	uint64_t mepi_gets, mepi_sets; /* MlnxExtPortInfo */
+	uint64_t disabled;     /* ports disabled by a PortInfo Set (PortPhysicalState 3) */
 };
 /* make node a Mellanox device (device_id: 0x1003 ConnectX-3, 0xc738 SwitchX) whose
  * ports support and enable FDR10 (MlnxExtPortInfo) */

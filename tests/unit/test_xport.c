@@ -741,6 +741,44 @@ static void handler(void *arg, const uint8_t *mad, size_t len, const struct ibsm
 	s->from_lid = from->lid;
 }
 
+/* max_msg_fifo_timeout: a stale SA request with a backlog is dropped */
+START_TEST(t_fifo_timeout)
+{
+	struct ibsm_xport_limits lim = {.fifo_timeout_ms = 100};
+	struct seen sa = {0}, lid = {0};
+	uint8_t mad[IBSM_MAD_SIZE] = {1, IBSM_CLASS_SA, 2, IBSM_METHOD_GET};
+	struct ibsm_mad_addr from = {.lid = 7, .qpn = 1};
+	struct ibsm_smp_req r = {.method = IBSM_METHOD_TRAP, .attr_id = IBSM_ATTR_NOTICE};
+	uint8_t trap[IBSM_MAD_SIZE];
+
+	xp = xport_new(base, &fake_be, &fk, 2, 1000, 0);
+	xport_register(xp, IBSM_CLASS_SA, handler, &sa);
+	xport_register(xp, IBSM_CLASS_SMI, handler, &lid);
+	/* off by default */
+	xport_input_queued(xp, mad, sizeof(mad), &from, 0, 500000, true);
+	ck_assert_int_eq(sa.calls, 1);
+	xport_set_limits(xp, &lim);
+	xport_input_queued(xp, mad, sizeof(mad), &from, 0, 500000, true);
+	ck_assert_int_eq(sa.calls, 1);
+	ck_assert_uint_eq(xport_stats(xp)->stale, 1);
+	/* alone in the queue, or fresh enough: answered */
+	xport_input_queued(xp, mad, sizeof(mad), &from, 0, 500000, false);
+	xport_input_queued(xp, mad, sizeof(mad), &from, 0, 100000, true);
+	ck_assert_int_eq(sa.calls, 3);
+	/* never a trap, nor a response to us */
+	smp_build(trap, &r);
+	xport_input_queued(xp, trap, sizeof(trap), &from, 0, 500000, true);
+	ck_assert_int_eq(lid.calls, 1);
+	mad[3] = IBSM_METHOD_GET | IBSM_METHOD_RESP;
+	xport_input_queued(xp, mad, sizeof(mad), &from, 0, 500000, true);
+	ck_assert_uint_eq(xport_stats(xp)->stale, 1);
+	ck_assert_uint_eq(xport_stats(xp)->unmatched, 1);
+	/* too short: the usual check */
+	xport_input_queued(xp, mad, 10, &from, 0, 500000, true);
+	ck_assert_uint_eq(xport_stats(xp)->malformed, 1);
+}
+END_TEST
+
 START_TEST(t_unsolicited)
 {
 	struct seen sa = {0}, dr = {0}, lid = {0};
@@ -1041,6 +1079,85 @@ START_TEST(t_grow_with_timers)
 }
 END_TEST
 
+/* max_wire_smps2/max_smps_timeout: a window full without answers grows by
+ * one per timeout up to window2; an answer brings it back */
+START_TEST(t_stall_window2)
+{
+	struct ibsm_xport_limits lim = {.window2 = 4, .stall_us = 30000};
+	struct result res[10] = {{0}};
+	size_t i;
+
+	xp = xport_new(base, &fake_be, &fk, 2, 10000, 0);
+	xport_set_limits(xp, &lim);
+	for (i = 0; i < 10; i++)
+		send_req((uint32_t)i, &res[i]);
+	ck_assert_uint_eq(fk.n, 2);
+	run_for(45);
+	ck_assert_uint_eq(fk.n, 3);
+	run_for(45);
+	ck_assert_uint_eq(fk.n, 4);
+	/* never past window2 */
+	run_for(100);
+	ck_assert_uint_eq(fk.n, 4);
+	ck_assert_uint_eq(xport_inflight(xp), 4);
+	ck_assert_uint_eq(xport_stats(xp)->stall_widened, 2);
+	/* an answer: back to the first window, so nothing new goes out while 3 are out */
+	respond(0);
+	ck_assert_uint_eq(fk.n, 4);
+	ck_assert_uint_eq(xport_inflight(xp), 3);
+	respond(1);
+	respond(2);
+	ck_assert_uint_eq(xport_inflight(xp), 2);
+	ck_assert_uint_eq(fk.n, 5);
+	/* and it stalls again: one more after the timeout */
+	run_for(45);
+	ck_assert_uint_eq(fk.n, 6);
+
+	/* window2 at or under the window, or no timeout: the rule is off */
+	lim.window2 = 2;
+	xport_set_limits(xp, &lim);
+	run_for(80);
+	ck_assert_uint_eq(fk.n, 6);
+	lim.window2 = 8;
+	lim.stall_us = 0;
+	xport_set_limits(xp, &lim);
+	run_for(80);
+	ck_assert_uint_eq(fk.n, 6);
+	xport_cancel_all(xp);
+	ck_assert(all_done(res, 10));
+}
+END_TEST
+
+/* long_transaction_timeout: only requests sent as long use it */
+START_TEST(t_long_transaction)
+{
+	struct ibsm_xport_limits lim = {.long_timeout_ms = 3 * TIMEOUT_MS};
+	struct result res[2] = {{0}};
+	uint8_t mad[IBSM_MAD_SIZE];
+	struct ibsm_mad_addr to = {.lid = 9};
+	uint64_t t0;
+
+	xp = xport_new(base, &fake_be, &fk, 2, TIMEOUT_MS, 0);
+	xport_set_limits(xp, &lim);
+	make_req(mad, 1);
+	t0 = now_ms();
+	ck_assert_int_eq(xport_send_long(xp, mad, sizeof(mad), &to, record_cb, &res[0]), 0);
+	send_req(2, &res[1]);
+	ck_assert_uint_eq(fk.log[0].timeout_ms, 3 * TIMEOUT_MS);
+	ck_assert_uint_eq(fk.log[1].timeout_ms, TIMEOUT_MS);
+	ck_assert(run_until(&res[1].calls, 5000));
+	ck_assert_int_eq(res[0].calls, 0);
+	ck_assert(run_until(&res[0].calls, 5000));
+	ck_assert_int_eq(res[0].err, -ETIMEDOUT);
+	ck_assert_uint_ge(now_ms() - t0, 3 * TIMEOUT_MS - 1);
+	/* 0: long transactions use the normal timeout */
+	lim.long_timeout_ms = 0;
+	xport_set_limits(xp, &lim);
+	xport_send_long(xp, mad, sizeof(mad), &to, NULL, NULL);
+	ck_assert_uint_eq(fk.log[2].timeout_ms, TIMEOUT_MS);
+}
+END_TEST
+
 /* cancel callbacks that queue more: xport_del must free those too */
 static void requeue_on_cancel(void *arg, int err, const uint8_t *resp, size_t len)
 {
@@ -1096,9 +1213,10 @@ static Suite *xport_suite(void)
 			       t_timeout_fail, t_zero_retries, t_undelivered, t_send_error,
 			       t_cancel_all, t_requeue_from_callback, t_space_cb, t_bad_send_args,
 			       t_send_smp_and_unsolicited, t_set_params, t_grow_with_timers,
-			       t_del_outstanding));
+			       t_del_outstanding, t_stall_window2, t_long_transaction));
 	check_case(s, "input", 0, setup, teardown,
-		   CHECK_TESTS(t_unsolicited, t_unmatched_to_handler, t_malformed));
+		   CHECK_TESTS(t_unsolicited, t_unmatched_to_handler, t_malformed,
+			       t_fifo_timeout));
 	return s;
 }
 
