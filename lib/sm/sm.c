@@ -18,6 +18,7 @@
 #include "core/util.h"
 #include "model/lid.h"
 #include "model/topo.h"
+#include "policy/alias.h"
 #include "policy/mcast.h"
 #include "policy/mkey.h"
 #include "policy/partition.h"
@@ -273,6 +274,7 @@ struct ibsm_sm *sm_new(struct event_base *base, struct ibsm_conf *conf, struct i
 	u64map_init(&sm->region_seeds);
 	sm->parts = pkey_new(&sm->fabric, &sm->conf, port_guid);
 	sm->mcast = mcast_new(sm);
+	sm->aliases = alias_new(sm);
 	sm->dump = dump_new();
 	events_init(&sm->events, 1000);
 	path = conf->cache_dir ? xasprintf("%s/guid2lid", conf->cache_dir) : NULL;
@@ -309,6 +311,8 @@ void sm_del(struct ibsm_sm *sm)
 		sweep_del(sm->sweep);
 		sm->sweep = NULL;
 	}
+	alias_del(sm->aliases);
+	sm->aliases = NULL;
 	mcast_del(sm->mcast);
 	sm->mcast = NULL;
 	pkey_del(sm->parts);

@@ -33,6 +33,7 @@ struct ibsm_route_state;
 struct ibsm_sa;
 struct ibsm_partitions;
 struct ibsm_mcast;
+struct ibsm_aliases;
 struct ibsm_smstate;
 struct ibsm_dump;
 
@@ -112,6 +113,7 @@ struct ibsm_sm {
 	struct ibsm_sa *sa;            /* the Subnet Administrator (sa/sa.c) */
 	struct ibsm_partitions *parts; /* partitions (partition.c) */
 	struct ibsm_mcast *mcast;      /* multicast groups (mcast.c) */
+	struct ibsm_aliases *aliases;  /* alias GUIDs (alias.c) */
 	struct ibsm_sm_stats stats;
 	struct ibsm_sweep_result last_heavy;
 	struct ibsm_sweep_result last_light;
