@@ -9,14 +9,15 @@
  * index before (remembered while ibsmd runs, even after the port left, so a
  * virtual function that comes back gets its GUID again), else a new one:
  * OpenIB's OUI 0x001405, the sm_assigned_guid byte, a 32-bit counter, as
- * OpenSM makes them. A port that leaves the fabric (its node is pruned, or
- * comes back as a new one) loses its table, as in OpenSM; its clients set
- * their aliases again.
+ * OpenSM makes them. A port that leaves the fabric (its link is down at a
+ * sweep, its node is pruned or comes back as a new one) loses its table, as
+ * in OpenSM; its clients set their aliases again.
  *
  * What a port holds is known per 8-GUID block from the answers to our Gets
  * and Sets; the guid phase (sweep/guid_tables.c) writes only blocks that
  * differ, and reads again the blocks of a port that was not active at the
- * start of a sweep (it came back: its table may be blank). A port that
+ * start of a sweep (it bounced between two sweeps: its table may be blank;
+ * OpenSM leaves such a port as it is). A port that
  * refuses GUIDInfo Sets (ibsim does) is not asked again until it comes back.
  * A change through the SA is programmed at once by a pass of the phase
  * between sweeps (a sweep running then does it).
@@ -303,6 +304,32 @@ bool alias_next(const struct ibsm_aliases *a, size_t *pos, uint64_t *port_guid,
 	return false;
 }
 
+int alias_restore(struct ibsm_aliases *a, uint64_t port_guid, unsigned block,
+		  const uint64_t *guids)
+{
+	const struct ibsm_port *p = fabric_port_find(&a->sm->fabric, port_guid);
+	unsigned i, k = block * ALIAS_PER_BLOCK;
+	struct alias_port *ap;
+	int err = 0;
+
+	if (!p)
+		return -ENOENT;
+	if (block >= alias_blocks(p))
+		return -ERANGE;
+	ap = ap_get(a, p, true);
+	for (i = 0; i < ALIAS_PER_BLOCK && k + i < ap->cap; i++) {
+		if (!guids[i] || !(k + i))
+			continue;
+		if (in_use(a, ap, k + i, guids[i])) {
+			err = -EEXIST;
+			break;
+		}
+		put(a, ap, k + i, guids[i]);
+	}
+	alias_changed(a);
+	return err;
+}
+
 const struct ibsm_alias_stats *alias_stats(const struct ibsm_aliases *a)
 {
 	return &a->st;
@@ -320,7 +347,8 @@ void alias_sweep_start(struct ibsm_aliases *a)
 		struct alias_port *ap = v;
 		struct ibsm_port *p = ap_live(a, ap);
 
-		if (p) {
+		/* a CA port whose link went down left the fabric (OpenSM drops the port) */
+		if (p && (node_is_switch(p->node) || port_is_linked(p))) {
 			/* not active: it came back (or is coming up); its table may be blank */
 			if (p->pi.port_state != IBSM_PORT_ACTIVE)
 				ap->known = ap->refused = 0;

@@ -63,6 +63,14 @@ uint64_t alias_owner(const struct ibsm_aliases *a, uint64_t alias);
  */
 bool alias_next(const struct ibsm_aliases *a, size_t *pos, uint64_t *port_guid,
 		const uint64_t **guids, unsigned *n);
+/*
+ * Put back a block of port_guid's table as a dump had it (sa_db_file,
+ * OpenSM's "GUIDInfo Record" lines), once the port is in the model: 0,
+ * -ENOENT (no such port), -ERANGE (block past GUIDCap) or -EEXIST (a GUID
+ * in use elsewhere: it and the rest of the block are left out, as OpenSM).
+ */
+int alias_restore(struct ibsm_aliases *a, uint64_t port_guid, unsigned block,
+		  const uint64_t *guids);
 const struct ibsm_alias_stats *alias_stats(const struct ibsm_aliases *a);
 
 /* --- the guid phase's side (sweep/guid_tables.c) --- */

@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,19 +324,29 @@ START_TEST(t_port_back_and_gone)
 	run_ms(200);
 	ck_assert_uint_eq(fakefab_guids(e.ff, h6, 1)[3], ALIAS_X);
 
-	/* h6 port 1 bounces (h6 stays reachable by port 2) and comes back blank */
-	fakefab_unlink(e.ff, h6, 1, true);
-	sm_request_sweep(e.sm, true, "test");
-	simenv_run_heavy(&e, 2);
+	/* h6 port 1 bounces between two sweeps and comes back blank: reprogrammed */
+	fakefab_unlink(e.ff, h6, 1, false);
 	fakefab_clear_guids(e.ff, h6, 1);
 	fakefab_relink(e.ff, h6, 1);
 	fakefab_reset_counts(e.ff);
 	sm_request_sweep(e.sm, true, "test");
-	simenv_run_heavy(&e, 3);
+	simenv_run_heavy(&e, 2);
 	ck_assert_msg(e.last.ok, "sweep not ok: %s", e.last.reason);
 	ck_assert_uint_eq(fakefab_guids(e.ff, h6, 1)[3], ALIAS_X);
 	ck_assert_uint_eq(fakefab_counts(e.ff)->guid_sets, 1);
 	ck_assert_uint_eq(path_to(ALIAS_X, &st), lid_of("h6", 1));
+
+	/* h6 port 1 down at a sweep (h6 stays, by port 2): the port left, its aliases too */
+	fakefab_unlink(e.ff, h6, 1, true);
+	sm_request_sweep(e.sm, true, "test");
+	simenv_run_heavy(&e, 3);
+	ck_assert_uint_eq(alias_owner(e.sm->aliases, ALIAS_X), 0);
+	fakefab_relink(e.ff, h6, 1);
+	sm_request_sweep(e.sm, true, "test");
+	simenv_run_heavy(&e, 4);
+	ck_assert_uint_eq(gir(IBSM_METHOD_GET, lid_of("h6", 1), 0, C(LID) | C(BLOCK), NULL, out),
+			  0);
+	ck_assert_uint_eq(out[3], 0);
 
 	/* h2 gets an assigned alias, then leaves the fabric: its aliases go with it */
 	memset(in, 0, sizeof(in));
@@ -347,14 +358,14 @@ START_TEST(t_port_back_and_gone)
 	ck_assert_uint_eq(alias_owner(e.sm->aliases, assigned), guid_of("h2", 1));
 	fakefab_unlink(e.ff, ix("h2"), 1, true);
 	sm_request_sweep(e.sm, true, "test");
-	simenv_run_heavy(&e, 4);
+	simenv_run_heavy(&e, 5);
 	ck_assert_uint_eq(alias_owner(e.sm->aliases, assigned), 0);
 	path_to(assigned, &st);
 	ck_assert_uint_eq(st, IBSM_SA_ERR_REQ_INVALID_GID);
 	/* back: no aliases until its client sets them, then the same assigned GUID */
 	fakefab_relink(e.ff, ix("h2"), 1);
 	sm_request_sweep(e.sm, true, "test");
-	simenv_run_heavy(&e, 5);
+	simenv_run_heavy(&e, 6);
 	ck_assert_uint_eq(gir(IBSM_METHOD_GET, lid_of("h2", 1), 0, C(LID) | C(BLOCK), NULL, out), 0);
 	ck_assert_uint_eq(out[1], 0);
 	ck_assert_uint_eq(gir(IBSM_METHOD_SET, lid_of("h2", 1), 0, C(LID) | C(BLOCK) | CG(1), in,
@@ -365,5 +376,40 @@ START_TEST(t_port_back_and_gone)
 }
 END_TEST
 
+/* what sa_db dumps and loads: the tables by port (alias_next), a block put back */
+START_TEST(t_dump_and_restore)
+{
+	uint64_t in[8] = {0, ALIAS_X, 0, 0x0002c903000abcd2ull}, out[8], pg, h2g;
+	const uint64_t *t;
+	size_t pos = 0;
+	unsigned n, found = 0;
+
+	up();
+	h2g = guid_of("h2", 1);
+	ck_assert_int_eq(alias_restore(e.sm->aliases, h2g, 1, in), 0);
+	ck_assert_uint_eq(gir(IBSM_METHOD_GET, lid_of("h2", 1), 1, C(LID) | C(BLOCK), NULL, out),
+			  0);
+	ck_assert_uint_eq(out[0], 0);
+	ck_assert_uint_eq(out[1], ALIAS_X);
+	ck_assert_uint_eq(out[3], 0x0002c903000abcd2ull);
+	run_ms(200);
+	ck_assert_uint_eq(fakefab_guids(e.ff, ix("h2"), 1)[9], ALIAS_X);
+	while (alias_next(e.sm->aliases, &pos, &pg, &t, &n)) {
+		found++;
+		ck_assert_uint_eq(pg, h2g);
+		ck_assert_uint_eq(n, 16);
+		ck_assert_uint_eq(t[0], h2g);
+		ck_assert_uint_eq(t[9], ALIAS_X);
+	}
+	ck_assert_uint_eq(found, 1);
+	/* bad entries: no such port, a block past GUIDCap, a GUID another port holds */
+	ck_assert_int_eq(alias_restore(e.sm->aliases, 0x0002c903deadbeefull, 0, in), -ENOENT);
+	ck_assert_int_eq(alias_restore(e.sm->aliases, h2g, 2, in), -ERANGE);
+	ck_assert_int_eq(alias_restore(e.sm->aliases, guid_of("h6", 1), 0, in), -EEXIST);
+	ck_assert_uint_eq(alias_owner(e.sm->aliases, ALIAS_X), h2g);
+	simenv_fini(&e);
+}
+END_TEST
+
 CHECK_MAIN_TESTS("sa_guidinfo", 60, t_set_get_delete, t_bad_requests, t_refusing_port,
-		 t_port_back_and_gone)
+		 t_port_back_and_gone, t_dump_and_restore)
