@@ -5,8 +5,8 @@
  *
  * A heavy sweep is: discover (directed-route walk) -> SMInfo of other SMs
  * and election -> assign LIDs, configure ports and arm them -> route ->
- * program switches (SwitchInfo, changed LFT blocks) -> P_Key tables -> MFTs
- * -> activate ports -> move ports to m_key -> subnet up. A light sweep
+ * program switches (SwitchInfo, changed LFT blocks) -> P_Key tables -> alias
+ * GUIDs (GUIDInfo) -> MFTs -> activate ports -> move ports to m_key -> subnet up. A light sweep
  * reads every switch's SwitchInfo; a change leads to a targeted or heavy
  * sweep. The phases and the engine that walks them are sweep.h's; sm.c
  * schedules sweeps and owns the SM's lifecycle.
