@@ -361,7 +361,8 @@ void alias_sweep_start(struct ibsm_aliases *a)
 		gone[n++] = ap;
 	}
 	for (i = 0; i < n; i++) {
-		log_debug("alias guids of port 0x%016" PRIx64 " dropped: the port left", gone[i]->guid);
+		log_debug("alias guids of port 0x%016" PRIx64 " dropped: the port left",
+			  gone[i]->guid);
 		u64map_del(&a->ports, gone[i]->guid);
 		ap_free(a, gone[i]);
 	}

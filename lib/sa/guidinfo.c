@@ -146,17 +146,15 @@ static void guidinfo_set(struct sa_req *q, struct sa_resp *r)
 {
 	uint64_t in[ALIAS_PER_BLOCK], out[ALIAS_PER_BLOCK];
 	const struct ibsm_port *p;
+	unsigned i, block;
 	uint8_t mask;
-	unsigned i;
 
 	if (!(p = change_target(q, r, &mask)))
 		return;
 	for (i = 0; i < ALIAS_PER_BLOCK; i++)
 		in[i] = sa_get(q->desc, q->rec, IBSM_GIR_GUID0 + i);
-	change_answer(q, r,
-		      alias_set(q->sm->aliases, p, (unsigned)sa_get(q->desc, q->rec, IBSM_GIR_BLOCK),
-				mask, in, out),
-		      out);
+	block = (unsigned)sa_get(q->desc, q->rec, IBSM_GIR_BLOCK);
+	change_answer(q, r, alias_set(q->sm->aliases, p, block, mask, in, out), out);
 	r->method = IBSM_METHOD_GET_RESP;
 }
 
@@ -164,14 +162,13 @@ static void guidinfo_del(struct sa_req *q, struct sa_resp *r)
 {
 	uint64_t out[ALIAS_PER_BLOCK];
 	const struct ibsm_port *p;
+	unsigned block;
 	uint8_t mask;
 
 	if (!(p = change_target(q, r, &mask)))
 		return;
-	change_answer(q, r,
-		      alias_delete(q->sm->aliases, p,
-				   (unsigned)sa_get(q->desc, q->rec, IBSM_GIR_BLOCK), mask, out),
-		      out);
+	block = (unsigned)sa_get(q->desc, q->rec, IBSM_GIR_BLOCK);
+	change_answer(q, r, alias_delete(q->sm->aliases, p, block, mask, out), out);
 }
 
 SA_FAMILY(sa_family_guidinfo, IBSM_SA_ATTR_GUIDINFO_RECORD, .get = guidinfo_get,

@@ -7,8 +7,8 @@
  * End points. SGID and DGID name a port by its GUID or one of its alias
  * GUIDs (policy/alias.c; the record echoes the GID asked for); their
  * prefix must be ours or link-local (fe80::/10), else
- * ERR_REQ_INVALID_GID, as is a GUID no port has (OpenSM computes the same status but then answers an empty
- * table; the spec's status is sent here). SLID and DLID name the port
+ * ERR_REQ_INVALID_GID, as is a GUID no port has (OpenSM computes the same
+ * status but then answers an empty table; the spec's status is sent here). SLID and DLID name the port
  * owning the LID (any LID of its LMC range); an unknown LID is no record.
  * A GID and a LID that name different ports: ERR_REQ_INVALID. A
  * multicast DGID would describe a group's path: no record until the

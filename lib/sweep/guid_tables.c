@@ -117,8 +117,9 @@ static void guid_handle(struct sweep *sw, const struct ibsm_sreq *q, const struc
 	if (err == -EREMOTEIO) {
 		/* a port that does not do alias GUIDs: retrying each sweep would not help */
 		alias_block_failed(a, ap, q->block, true);
-		log_rl(&guid_phase_rl, IBSM_LOG_WARN, "%s: guidinfo block %u %s refused, status 0x%04x",
-		       name, q->block, set ? "set" : "get", h->status);
+		log_rl(&guid_phase_rl, IBSM_LOG_WARN,
+		       "%s: guidinfo block %u %s refused, status 0x%04x", name, q->block,
+		       set ? "set" : "get", h->status);
 		return;
 	}
 	if (err) {

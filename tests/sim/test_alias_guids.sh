@@ -59,7 +59,8 @@ grep -qi "$(printf '%016x' $ALIAS)" "$T/gir" && grep -qi "$(printf '%016x' $ASSI
 	t_fail "saquery GIR does not show the aliases: $(head -c 600 "$T/gir")"
 wait_log "$SM_LOG" "guidinfo block 0 set refused" 10
 sim_run smpquery guidinfo "$LA" >"$T/smp.gi" || t_fail "smpquery guidinfo failed"
-grep -qi "$(printf '%016x' "$GA")" "$T/smp.gi" || t_fail "smpquery guidinfo: $(head -c 300 "$T/smp.gi")"
+grep -qi "$(printf '%016x' "$GA")" "$T/smp.gi" ||
+	t_fail "smpquery guidinfo: $(head -c 300 "$T/smp.gi")"
 ! grep -qi "$(printf '%016x' $ALIAS)" "$T/smp.gi" ||
 	t_fail "ibsim kept a GUIDInfo Set: this test's premise changed"
 t_info "ibsim refused the GUIDInfo Set, as its SMA does; the SA holds the aliases"
@@ -75,10 +76,11 @@ sm_wait_quiet 30 1 || t_fail "no quiet after the heavy sweep"
 
 t_step "(b) PathRecords by alias GID"
 for g in $ALIAS $ASSIGNED; do
-	path_to $g "$T/pr.$g" || t_fail "saquery -p to $(gid $g) failed: $(tail -n 3 "$T/pr.$g")"
+	path_to "$g" "$T/pr.$g" || t_fail "saquery -p to $(gid "$g") failed: $(tail -n 3 "$T/pr.$g")"
 	t_field_eq "$T/pr.$g" dlid "$LA" || t_fail "dlid $(field "$T/pr.$g" dlid), want $LA"
 	t_field_eq "$T/pr.$g" slid "$LB" || t_fail "slid $(field "$T/pr.$g" slid), want $LB"
-	t_field_eq "$T/pr.$g" dgid "$(gid $g)" || t_fail "dgid $(field "$T/pr.$g" dgid), want $(gid $g)"
+	t_field_eq "$T/pr.$g" dgid "$(gid "$g")" ||
+		t_fail "dgid $(field "$T/pr.$g" dgid), want $(gid "$g")"
 done
 ! path_to 0x0002c903deadbeef "$T/pr.none" && ! grep -q dlid "$T/pr.none" ||
 	t_fail "a PathRecord to a GID nobody has: $(head -c 300 "$T/pr.none")"

@@ -169,8 +169,8 @@ START_TEST(t_set_get_delete)
 	/* Get: every block up to GUIDCap, the aliases in them */
 	memset(rec, 0, sizeof(rec));
 	sa_set(gd, rec, IBSM_GIR_LID, h2);
-	sa_call(&e, lid_of("h1", 1), IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_GUIDINFO_RECORD, 0, C(LID),
-		rec, sizeof(rec), &a);
+	sa_call(&e, lid_of("h1", 1), IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_GUIDINFO_RECORD, 0,
+		C(LID), rec, sizeof(rec), &a);
 	ck_assert_uint_eq(a.status, 0);
 	ck_assert_uint_eq(a.n, 2);
 	ck_assert_uint_eq(sa_get(gd, sa_answer_rec(&a, 0), IBSM_GIR_GUID0 + 1), ALIAS_X);
@@ -366,7 +366,8 @@ START_TEST(t_port_back_and_gone)
 	fakefab_relink(e.ff, ix("h2"), 1);
 	sm_request_sweep(e.sm, true, "test");
 	simenv_run_heavy(&e, 6);
-	ck_assert_uint_eq(gir(IBSM_METHOD_GET, lid_of("h2", 1), 0, C(LID) | C(BLOCK), NULL, out), 0);
+	ck_assert_uint_eq(gir(IBSM_METHOD_GET, lid_of("h2", 1), 0, C(LID) | C(BLOCK), NULL, out),
+			  0);
 	ck_assert_uint_eq(out[1], 0);
 	ck_assert_uint_eq(gir(IBSM_METHOD_SET, lid_of("h2", 1), 0, C(LID) | C(BLOCK) | CG(1), in,
 			      out),
