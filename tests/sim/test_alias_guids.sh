@@ -11,7 +11,10 @@
 #     GUID0 of block 0 (0x0200); another port setting the same alias
 #     gets it left out (0 in the answer);
 # (d) a Delete of GUID1 empties it: the PathRecord by it is refused, the other alias stays;
-#     the fabric stays right (judges).
+#     the fabric stays right (judges);
+# (e) the same requests (Sets given and assigned, a Get, the bad ones, a duplicate, Deletes of
+#     an empty and a set index, an assigned GUID asked for again, a PathRecord by alias GID)
+#     on a fresh fabric, answered by ibsmd and by OpenSM 3.3.23: the same answers.
 # shellcheck disable=SC1091,SC2015  # A && B || fail
 . "$(dirname "$0")/lib.sh"
 sim_init
@@ -103,4 +106,49 @@ grep -q "$want" "$T/sac.out" || t_fail "Delete answered: $(tail -n 1 "$T/sac.out
 path_to $ASSIGNED "$T/pr.kept" && t_field_eq "$T/pr.kept" dlid "$LA" ||
 	t_fail "the other alias went too: $(head -c 300 "$T/pr.kept")"
 t_judge_ok
+
+# sequence OUT: (e)'s requests on a fresh fabric, answers with the LIDs left out into OUT
+sequence() {
+	local out=$1 la lb
+	sim_stop
+	sim_start "$NET"
+	if [ "$SM" = opensm ]; then
+		sm_start # its configuration: $T/osm.conf
+	else
+		sm_start -F "$T/ibsmd.conf"
+	fi
+	sm_wait_up 60
+	sim_run ibnetdiscover >"$T/ibnd.$SM" || t_fail "ibnetdiscover failed"
+	la=$("$PYTHON" "$MCTOOL" lid "$T/ibnd.$SM" $HA) && lb=$("$PYTHON" "$MCTOOL" lid "$T/ibnd.$SM" $HB) ||
+		t_fail "no LIDs"
+	: >"$T/sac.out"
+	sac $HA guidinfo set "$la" 0 1=$ALIAS 2=0
+	sac $HA guidinfo get "$la" 0
+	sac $HA guidinfo set "$la" 4 1=0x0002c903000abcd2 --expect 0x0300
+	sac $HA guidinfo set 0xbff0 0 1=0x0002c903000abcd2 --expect 0x0300
+	sac $HA guidinfo set "$la" 0 0=0x0002c903000abcd2 --expect 0x0200
+	sac $HA guidinfo delete "$la" 0 0 --expect 0x0200
+	sac $HB guidinfo set "$lb" 0 1=$ALIAS
+	sac $HA guidinfo delete "$la" 0 3
+	sac $HA guidinfo delete "$la" 0 1
+	sac $HA guidinfo set "$la" 0 1=0
+	sac $HA guidinfo delete "$la" 0 2
+	sac $HA guidinfo set "$la" 0 2=0
+	sed 's/ lid [0-9]* / /' "$T/sac.out" >"$out"
+	path_to $ASSIGNED "$T/pr.$SM" || t_fail "$SM: saquery -p by alias GID failed"
+	[ "$(field "$T/pr.$SM" dlid)" = "$la" ] && echo "path dgid $(field "$T/pr.$SM" dgid)" >>"$out" ||
+		t_fail "$SM: PathRecord by alias GID: dlid $(field "$T/pr.$SM" dlid), want $la"
+	sm_stop
+}
+
+t_step "(e) the same requests to ibsmd and to OpenSM 3.3.23"
+command -v opensm >/dev/null || t_skip "opensm missing: (a)-(d) passed"
+sequence "$T/seq.ibsmd"
+printf 'force_log_flush TRUE\nsm_assigned_guid 0x42\n' >"$T/osm.conf"
+SM=opensm
+sequence "$T/seq.opensm"
+SM=ibsmd
+diff "$T/seq.opensm" "$T/seq.ibsmd" >"$T/seq.diff" ||
+	t_fail "answers differ from OpenSM's (< OpenSM, > ibsmd): $(cat "$T/seq.diff")"
+t_info "$(wc -l <"$T/seq.ibsmd") answers, all as OpenSM's"
 t_info "ok"
