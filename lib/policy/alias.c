@@ -369,18 +369,14 @@ void alias_sweep_start(struct ibsm_aliases *a)
 	free(gone);
 }
 
-struct alias_port *alias_port_nth(struct ibsm_aliases *a, size_t i, struct ibsm_port **p)
+struct alias_port *alias_port_next(struct ibsm_aliases *a, size_t *pos, struct ibsm_port **p)
 {
-	size_t pos = 0, k = 0;
 	void *v;
 
-	/* few tables (ports with aliases), walked once per sweep: no index needed */
-	while (u64map_next(&a->ports, &pos, NULL, &v))
-		if (k++ == i) {
-			*p = ap_live(a, v);
-			return v;
-		}
-	return NULL;
+	if (!u64map_next(&a->ports, pos, NULL, &v))
+		return NULL;
+	*p = ap_live(a, v);
+	return v;
 }
 
 struct alias_port *alias_port_find(struct ibsm_aliases *a, uint64_t port_guid)

@@ -77,8 +77,8 @@ const struct ibsm_alias_stats *alias_stats(const struct ibsm_aliases *a);
 
 /* a sweep starts: tables of ports that left go, what ports that came back hold is unknown */
 void alias_sweep_start(struct ibsm_aliases *a);
-/* the i-th table (from 0) with its live port, NULL past the last */
-struct alias_port *alias_port_nth(struct ibsm_aliases *a, size_t i, struct ibsm_port **p);
+/* the tables, from *pos = 0, each with its live port (NULL if it left); NULL past the last */
+struct alias_port *alias_port_next(struct ibsm_aliases *a, size_t *pos, struct ibsm_port **p);
 /* the table of port_guid, for an answer (NULL when it went meanwhile) */
 struct alias_port *alias_port_find(struct ibsm_aliases *a, uint64_t port_guid);
 /* blocks to program */

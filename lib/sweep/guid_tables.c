@@ -57,9 +57,9 @@ static unsigned guid_queue(struct sweep *sw, bool sets)
 	struct alias_port *ap;
 	struct ibsm_port *p;
 	unsigned b, n = 0;
-	size_t i;
+	size_t pos = 0;
 
-	for (i = 0; (ap = alias_port_nth(a, i, &p)); i++) {
+	while ((ap = alias_port_next(a, &pos, &p))) {
 		if (!p || !port_path(p))
 			continue;
 		for (b = 0; b < alias_port_blocks(ap) && b < alias_blocks(p); b++) {
@@ -76,9 +76,10 @@ static unsigned guid_queue(struct sweep *sw, bool sets)
 static bool guid_skip(const struct sweep *sw)
 {
 	struct ibsm_port *p;
+	size_t pos = 0;
 
 	/* another SM configures; nobody asked for aliases */
-	return sw->read_only || !alias_port_nth(sw->sm->aliases, 0, &p);
+	return sw->read_only || !alias_port_next(sw->sm->aliases, &pos, &p);
 }
 
 static void guid_start(struct sweep *sw)
