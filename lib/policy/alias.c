@@ -129,8 +129,11 @@ static bool in_use(const struct ibsm_aliases *a, const struct alias_port *ap, un
 {
 	const struct alias_port *o = u64map_get(&a->index, g);
 
-	if (o)
-		return o != ap || ap->want[i] != g;
+	if (o == ap)
+		return ap->want[i] != g;
+	/* the alias of a port that left, not purged yet, is free again */
+	if (o && ap_live(a, o))
+		return true;
 	return fabric_port_find(&a->sm->fabric, g) != NULL;
 }
 
