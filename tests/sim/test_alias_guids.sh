@@ -26,12 +26,10 @@ HB=pod3-edge2-host2 # asks for the same one
 ALIAS=0x0002c903000abcd1
 ASSIGNED=0x0014054200000001
 
-# sac HOST ARGS...: sa_client on HOST's port; its lines go to $T/sac.out
+# sac HOST ARGS...: `sa_client ARGS` on HOST's port, its answers appended to $T/sac.out
 sac() {
-	local h=$1
-	shift
-	SIM_HOST=$h sim_run "$SA_CLIENT" -t 3000 "$@" >>"$T/sac.out" ||
-		t_fail "sa_client on $h: $* failed: $(tail -n 2 "$T/sac.out") $(tail -n 2 "$T/clients.log")"
+	SIM_HOST=$1 sim_run "$SA_CLIENT" -t 3000 "${@:2}" >>"$T/sac.out" && return 0
+	t_fail "sa_client ${*:2} on $1: $(tail -n 1 "$T/sac.out"), $(tail -n 2 "$T/clients.log")"
 }
 # the GID fe80::GUID in IPv6 text
 gid() { printf 'fe80::%x:%x:%x:%x' $(($1 >> 48 & 0xffff)) $(($1 >> 32 & 0xffff)) \
