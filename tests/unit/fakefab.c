@@ -24,10 +24,10 @@ struct ff_port {
 	int peer_port;
 	struct ibsm_portinfo pi;
 	uint64_t guid;
-	uint16_t pkeys[FF_PKEYS];
-	struct fakefab_sm *sm; /* a remote SM on this port, owned */
 	uint64_t guids[256];   /* GUIDInfo: index 0 is guid, the rest up to pi.guid_cap */
 	bool refuse_guids;     /* GUIDInfo Sets answered "unsupported", as ibsim does */
+	uint16_t pkeys[FF_PKEYS];
+	struct fakefab_sm *sm; /* a remote SM on this port, owned */
 };
 
 struct ff_node {
