@@ -20,6 +20,7 @@
 #include "mad/bits.h"
 #include "mad/sa_wire.h"
 #include "mad/smp.h"
+#include "pkeywrap.h"
 #include "policy/alias.h"
 #include "saclient.h"
 #include "simenv.h"
@@ -262,6 +263,13 @@ START_TEST(t_bad_requests)
 	/* unsupported method */
 	ck_assert_uint_eq(gir(IBSM_METHOD_GET_MULTI, h2, 0, C(LID) | C(BLOCK), in, out),
 			  IBSM_STATUS_METHOD_ATTR_UNSUPP);
+	/* a port the requester shares no partition with is none of its business */
+	pkeywrap_isolated = fakefab_node_guid(e.ff, ix("h2"));
+	ck_assert_uint_eq(gir(IBSM_METHOD_SET, h2, 0, C(LID) | C(BLOCK) | CG(1), in, out),
+			  IBSM_SA_ERR_NO_RECORDS);
+	ck_assert_uint_eq(gir(IBSM_METHOD_DELETE, h2, 0, C(LID) | C(BLOCK) | CG(1), NULL, out),
+			  IBSM_SA_ERR_NO_RECORDS);
+	pkeywrap_isolated = 0;
 	/* nothing was set by all that */
 	ck_assert_uint_eq(alias_owner(e.sm->aliases, ALIAS_X), 0);
 
