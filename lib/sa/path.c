@@ -4,10 +4,11 @@
  * serves them (osm_sa_path_record.c, osm_sa_multipath_record.c), because
  * rdma_cm, IPoIB and MPI libraries were written against that behaviour.
  *
- * End points. SGID and DGID name a port by its GUID; their prefix must be
- * ours or link-local (fe80::/10), else ERR_REQ_INVALID_GID, as is a GUID
- * no port has (OpenSM computes the same status but then answers an empty
- * table; the spec's status is sent here). SLID and DLID name the port
+ * End points. SGID and DGID name a port by its GUID or one of its alias
+ * GUIDs (policy/alias.c; the record echoes the GID asked for); their
+ * prefix must be ours or link-local (fe80::/10), else
+ * ERR_REQ_INVALID_GID, as is a GUID no port has (OpenSM computes the same
+ * status but then answers an empty table; the spec's status is sent here). SLID and DLID name the port
  * owning the LID (any LID of its LMC range); an unknown LID is no record.
  * A GID and a LID that name different ports: ERR_REQ_INVALID. A
  * multicast DGID would describe a group's path: no record until the
@@ -87,6 +88,7 @@
 #include "mad/sa_wire.h"
 #include "model/fabric.h"
 #include "model/topo.h"
+#include "policy/alias.h"
 #include "policy/partition.h"
 #include "route/route_state.h"
 #include "sa/sa.h"
@@ -368,13 +370,15 @@ static bool endpoint(const struct pq *pq, const struct ibsm_port *p)
 /* the port a unicast GID names; 0 or the SA status */
 static uint16_t gid_port(const struct pq *pq, const uint8_t *gid, const struct ibsm_port **p)
 {
-	uint64_t prefix = bits_get(gid, 0, 64);
+	uint64_t prefix = bits_get(gid, 0, 64), guid;
 
 	*p = NULL;
 	if (gid[0] == 0xff ||
 	    ((prefix & LINK_LOCAL_MASK) != LINK_LOCAL && prefix != pq->sm->conf->subnet_prefix))
 		return IBSM_SA_ERR_REQ_INVALID_GID; /* no routers: no other subnet */
-	*p = fabric_port_find(&pq->sm->fabric, bits_get(gid + 8, 0, 64));
+	/* the port's own GUID or an alias of it (SR-IOV virtual functions) */
+	guid = alias_owner(pq->sm->aliases, bits_get(gid + 8, 0, 64));
+	*p = guid ? fabric_port_find(&pq->sm->fabric, guid) : NULL;
 	return endpoint(pq, *p) ? 0 : IBSM_SA_ERR_REQ_INVALID_GID;
 }
 

@@ -19,6 +19,7 @@
 #include "model/lid.h"
 #include "model/namemap.h"
 #include "model/topo.h"
+#include "policy/alias.h"
 #include "policy/mcast.h"
 #include "policy/mkey.h"
 #include "policy/partition.h"
@@ -332,6 +333,7 @@ struct ibsm_sm *sm_new(struct event_base *base, struct ibsm_conf *conf, struct i
 	u64map_init(&sm->region_seeds);
 	sm->parts = pkey_new(&sm->fabric, &sm->conf, port_guid);
 	sm->mcast = mcast_new(sm);
+	sm->aliases = alias_new(sm);
 	sm->dump = dump_new();
 	sm->babble = babble_new();
 	events_init(&sm->events, 1000);
@@ -370,6 +372,8 @@ void sm_del(struct ibsm_sm *sm)
 		sweep_del(sm->sweep);
 		sm->sweep = NULL;
 	}
+	alias_del(sm->aliases);
+	sm->aliases = NULL;
 	mcast_del(sm->mcast);
 	sm->mcast = NULL;
 	babble_del(sm->babble);

@@ -5,8 +5,8 @@
  *
  * A heavy sweep is: discover (directed-route walk) -> SMInfo of other SMs
  * and election -> assign LIDs, configure ports and arm them -> route ->
- * program switches (SwitchInfo, changed LFT blocks) -> P_Key tables -> MFTs
- * -> activate ports -> move ports to m_key -> subnet up. A light sweep
+ * program switches (SwitchInfo, changed LFT blocks) -> P_Key tables -> alias
+ * GUIDs (GUIDInfo) -> MFTs -> activate ports -> move ports to m_key -> subnet up. A light sweep
  * reads every switch's SwitchInfo; a change leads to a targeted or heavy
  * sweep. The phases and the engine that walks them are sweep.h's; sm.c
  * schedules sweeps and owns the SM's lifecycle.
@@ -33,6 +33,7 @@ struct ibsm_route_state;
 struct ibsm_sa;
 struct ibsm_partitions;
 struct ibsm_mcast;
+struct ibsm_aliases;
 struct ibsm_smstate;
 struct ibsm_dump;
 
@@ -114,6 +115,7 @@ struct ibsm_sm {
 	struct ibsm_mcast *mcast;      /* multicast groups (mcast.c) */
 	struct ibsm_babble *babble;    /* owned: repeated traps, babbling ports (babble.c) */
 	struct ibsm_namemap *names;    /* owned: node_name_map_name (namemap.c), or NULL */
+	struct ibsm_aliases *aliases;  /* alias GUIDs (alias.c) */
 	struct ibsm_sm_stats stats;
 	struct ibsm_sweep_result last_heavy;
 	struct ibsm_sweep_result last_light;

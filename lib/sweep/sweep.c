@@ -39,6 +39,7 @@ static const struct ibsm_phase *const heavy_phases[] = {
 	&route_phase,
 	&program_phase,
 	&pkey_phase,           /* partitions before ports go active: enforced from the start */
+	&guid_phase,           /* alias GUIDs set through the SA */
 	&mft_phase,
 	&link_activate_phase,
 	&rekey_phase,          /* last: no other SMP of the sweep meets the new key */
@@ -53,6 +54,7 @@ static const struct ibsm_phase *const region_phases[] = {
 	&route_phase,
 	&program_phase,
 	&pkey_phase,
+	&guid_phase,
 	&mft_phase,
 	&link_activate_phase,
 	&rekey_phase,

@@ -80,6 +80,7 @@ static void fuzzenv_init(struct fuzzenv *e)
 		abort();
 	conf_errors_free(&errs);
 	e->ff = fakefab_new(e->base, e->tf, 0, 1);
+	fakefab_set_guid_cap(e->ff, 1, 1, 16, false); /* h2 has room for alias GUIDs */
 	e->x = xport_new(e->base, &fakefab_backend, e->ff, 4, 30, 2);
 	fakefab_attach(e->ff, e->x);
 	c = conf_new();

@@ -33,6 +33,13 @@
  * by ServiceID and ServiceGID. --port-guid G: the ServiceGID names port G
  * instead.
  *
+ * Alias GUIDs (GUIDInfoRecord, IBA 15.2.5.18), by LID and block:
+ *   guidinfo set LID BLOCK I=GUID... [--expect STATUS]
+ *   guidinfo delete LID BLOCK I... [--expect STATUS]
+ *   guidinfo get LID BLOCK [--expect STATUS]
+ * I: the index in the block (0-7, bit I+4 of the component mask); GUID 0
+ * asks the SM for one. Prints the block of the answer.
+ *
  * Commands are the table at the end: more go there.
  */
 #include "config.h"
@@ -57,6 +64,7 @@
 
 #define ATTR_MCMEMBER   0x0038
 #define ATTR_SERVICE    0x0031
+#define ATTR_GUIDINFO   0x0030
 #define METHOD_GET      0x01
 #define METHOD_SET      0x02
 #define METHOD_DELETE   0x15
@@ -621,6 +629,79 @@ static int cmd_service(struct sac *c, int argc, char **argv)
 	return 0;
 }
 
+/* --- GUIDInfoRecord --- */
+
+#define GIR_SIZE 72 /* LID 16 bits, BlockNum 8, reserved 40, GUID0-7 at byte 8 */
+
+static int gir_args(int argc, char **argv, bool set, uint8_t *rec, uint64_t *comp,
+		    uint64_t *expect)
+{
+	uint64_t lid, block, idx, guid;
+	char *eq;
+	int i, k;
+
+	if (argc < 3 || !parse_num(argv[1], 0xffff, &lid) || !parse_num(argv[2], 0xff, &block)) {
+		warnx_("guidinfo: want set|delete|get LID BLOCK ...");
+		return -1;
+	}
+	memset(rec, 0, GIR_SIZE);
+	rec[0] = (uint8_t)(lid >> 8);
+	rec[1] = (uint8_t)lid;
+	rec[2] = (uint8_t)block;
+	*comp = BIT(0) | BIT(1);
+	for (i = 3; i < argc; i++) {
+		if (!strcmp(argv[i], "--expect") && i + 1 < argc &&
+		    parse_num(argv[i + 1], 0xffff, expect)) {
+			i++;
+			continue;
+		}
+		eq = strchr(argv[i], '=');
+		if (eq)
+			*eq = '\0';
+		if (!parse_num(argv[i], 7, &idx) || (set != !!eq) ||
+		    (eq && !parse_num(eq + 1, UINT64_MAX, &guid))) {
+			warnx_("guidinfo: bad argument %s", argv[i]);
+			return -1;
+		}
+		*comp |= BIT(4 + idx);
+		for (k = 0; eq && k < 8; k++)
+			rec[8 + 8 * idx + (uint64_t)k] = (uint8_t)(guid >> (56 - 8 * k));
+	}
+	return 0;
+}
+
+static int cmd_guidinfo(struct sac *c, int argc, char **argv)
+{
+	const char *sub = argc > 0 ? argv[0] : "";
+	uint8_t method = !strcmp(sub, "set")      ? METHOD_SET
+			 : !strcmp(sub, "delete") ? METHOD_DELETE
+						  : METHOD_GET;
+	uint8_t rec[GIR_SIZE], resp[MAD_SIZE];
+	uint64_t comp, expect = 0, g;
+	uint16_t st;
+	int i, k;
+
+	if ((method == METHOD_GET && strcmp(sub, "get")) ||
+	    gir_args(argc, argv, method == METHOD_SET, rec, &comp, &expect) < 0)
+		return 2;
+	if (sac_call(c, method, ATTR_GUIDINFO, comp, 0, rec, sizeof(rec), resp) < 0)
+		return 2;
+	st = mad_status(resp);
+	printf("guidinfo %s lid %u block %u status 0x%04x", sub, rec[0] << 8 | rec[1], rec[2], st);
+	for (i = 0; !st && i < 8; i++) {
+		for (g = 0, k = 0; k < 8; k++)
+			g = g << 8 | resp[SA_DATA + 8 + 8 * i + k];
+		printf(" 0x%016" PRIx64, g);
+	}
+	putchar('\n');
+	fflush(stdout);
+	if (st != expect) {
+		warnx_("guidinfo %s: status 0x%04x, expected 0x%04x", sub, st, (unsigned)expect);
+		return 1;
+	}
+	return 0;
+}
+
 /* --- main --- */
 
 struct command {
@@ -638,6 +719,8 @@ static const struct command commands[] = {
 	{"service", "register ID NAME [--lease SEC] [--pkey P] [--port-guid G] [--expect STATUS]"
 		    " | query ID [--expect STATUS] | delete ID [--port-guid G] [--expect STATUS]",
 	 cmd_service},
+	{"guidinfo", "set LID BLOCK I=GUID... | delete LID BLOCK I... | get LID BLOCK"
+		     " [--expect STATUS]", cmd_guidinfo},
 	{NULL, NULL, NULL},
 };
 

@@ -11,6 +11,7 @@
 
 #include "core/util.h"
 #include "fakefab.h"
+#include "mad/bits.h"
 #include "mad/smp.h"
 
 #define FF_LFT_SIZE (768 * 64)
@@ -23,6 +24,8 @@ struct ff_port {
 	int peer_port;
 	struct ibsm_portinfo pi;
 	uint64_t guid;
+	uint64_t guids[256];   /* GUIDInfo: index 0 is guid, the rest up to pi.guid_cap */
+	bool refuse_guids;     /* GUIDInfo Sets answered "unsupported", as ibsim does */
 	uint16_t pkeys[FF_PKEYS];
 	struct fakefab_sm *sm; /* a remote SM on this port, owned */
 	struct ibsm_mlnx_epi epi; /* MlnxExtPortInfo, answered on Mellanox device ids */
@@ -362,6 +365,31 @@ static int sma_portinfo(struct fakefab *ff, int node, int arrival, bool set, uin
 	return 0;
 }
 
+/* GUIDInfo (14.2.5.5): the table of the arrival port (a switch's: port 0's), 8 GUIDs a
+ * block up to GUIDCap (block 0 alone without one); GUID0 is the port GUID, read-only */
+static int sma_guidinfo(struct fakefab *ff, struct ff_node *nd, int arrival, bool set,
+			uint32_t block, uint8_t *data)
+{
+	struct ff_port *pt = &nd->ports[nd->type == IBSM_NODE_SWITCH ? 0 : arrival];
+	unsigned cap = pt->pi.guid_cap ? pt->pi.guid_cap : 1, i, k;
+
+	if (block * 8 >= cap)
+		return IBSM_STATUS_INVALID_FIELD;
+	if (set && pt->refuse_guids)
+		return IBSM_STATUS_METHOD_UNSUPP;
+	for (i = 0; i < 8; i++) {
+		k = block * 8 + i;
+		if (set && k && k < cap)
+			pt->guids[k] = bits_get(data, i * 64, 64);
+		bits_set(data, i * 64, 64, !k ? pt->guid : k < cap ? pt->guids[k] : 0);
+	}
+	if (set)
+		ff->cnt.guid_sets++;
+	else
+		ff->cnt.guid_gets++;
+	return 0;
+}
+
 /* a remote SM's SMInfo; -1: not answered at all */
 static int sm_sminfo(struct ff_port *pt, bool set, uint32_t mod, uint8_t *data)
 {
@@ -497,6 +525,8 @@ static int sma_handle(struct fakefab *ff, int node, int arrival, uint8_t *mad)
 			ff->cnt.pkey_sets++;
 		return 0;
 	}
+	case IBSM_ATTR_GUID_INFO:
+		return sma_guidinfo(ff, nd, arrival, set, h.attr_mod, data);
 	case IBSM_ATTR_MFT: {
 		unsigned block = h.attr_mod & 0x1ff, pos = h.attr_mod >> 28, i;
 
@@ -1034,6 +1064,24 @@ const uint16_t *fakefab_pkeys(const struct fakefab *ff, int node, int port, size
 {
 	*n = FF_PKEYS;
 	return ff->nodes[node].ports[port].pkeys;
+}
+
+void fakefab_set_guid_cap(struct fakefab *ff, int node, int port, uint8_t cap, bool refuse)
+{
+	struct ff_port *pt = port_at(ff, node, port);
+
+	pt->pi.guid_cap = cap;
+	pt->refuse_guids = refuse;
+}
+
+const uint64_t *fakefab_guids(const struct fakefab *ff, int node, int port)
+{
+	return ff->nodes[node].ports[port].guids;
+}
+
+void fakefab_clear_guids(struct fakefab *ff, int node, int port)
+{
+	memset(port_at(ff, node, port)->guids, 0, sizeof(port_at(ff, node, port)->guids));
 }
 
 uint16_t fakefab_mft(const struct fakefab *ff, int node, uint16_t mlid, unsigned position)

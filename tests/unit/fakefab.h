@@ -2,8 +2,8 @@
  * fakefab.h: an in-process fake fabric for unit tests: the subnet
  * management agents of every node in a topology file, reachable through a
  * struct ibsm_xport_backend. It routes directed-route SMPs hop by hop,
- * answers NodeInfo, NodeDescription, PortInfo, SwitchInfo, LFT, MFT and
- * P_KeyTable Get/Set
+ * answers NodeInfo, NodeDescription, PortInfo, SwitchInfo, LFT, MFT,
+ * P_KeyTable and GUIDInfo Get/Set
  * with the port state rules ibsim applies (ARMED needs INIT here and a
  * neighbour at INIT or above; ACTIVE needs ARMED and a neighbour armed or
  * active), and can cut links, drop packets and send traps.
@@ -86,6 +86,7 @@ void fakefab_set_port_mkey(struct fakefab *ff, int node, int port, uint64_t key,
 /* SMPs handled: total, Sets, LFT Sets, PortInfo Sets */
 struct fakefab_counts {
 	uint64_t smps, gets, sets, lft_sets, pi_sets, si_sets, pkey_sets, mft_sets, dropped;
+	uint64_t guid_gets, guid_sets; /* GUIDInfo blocks read and written */
 	uint64_t answers; /* responses and trap represses the SM sent */
 	uint64_t rereg_sets; /* PortInfo Sets with ClientReregister */
 	uint64_t requests;   /* requests the SM sent to end ports (SA Reports) */
@@ -122,6 +123,12 @@ void fakefab_on_request(struct fakefab *ff,
 /* a port's P_Key table (64 entries) and a switch's MFT entry (16-port position) */
 const uint16_t *fakefab_pkeys(const struct fakefab *ff, int node, int port, size_t *n);
 uint16_t fakefab_mft(const struct fakefab *ff, int node, uint16_t mlid, unsigned position);
+/* GUIDInfo: a port's GUIDCap (0 by default: block 0 alone, no alias room) and whether
+ * it refuses Sets as ibsim does; its table (256 GUIDs, index 0 unused: the port GUID);
+ * the table blanked as a port reset would */
+void fakefab_set_guid_cap(struct fakefab *ff, int node, int port, uint8_t cap, bool refuse);
+const uint64_t *fakefab_guids(const struct fakefab *ff, int node, int port);
+void fakefab_clear_guids(struct fakefab *ff, int node, int port);
 /* hand a MAD to the SM as if the fabric sent it (from lid) */
 void fakefab_inject(struct fakefab *ff, const uint8_t *mad, size_t len, uint16_t lid);
 /*

@@ -17,6 +17,7 @@
 #include "core/util.h"
 #include "model/fabric.h"
 #include "model/topo.h"
+#include "policy/alias.h"
 #include "policy/partition.h"
 #include "simenv.h"
 #include "xport/xport.h"
@@ -172,11 +173,13 @@ struct ibsm_sm *simenv_stub_sm(uint64_t guid)
 	fabric_new_gen(&sm->fabric);
 	ca = fabric_node_get(&sm->fabric, &ni, &(bool){false});
 	fabric_port_set_guid(&sm->fabric, &ca->ports[1], guid + 1);
+	sm->aliases = alias_new(sm);
 	return sm;
 }
 
 void simenv_stub_sm_del(struct ibsm_sm *sm)
 {
+	alias_del(sm->aliases);
 	pkey_del(sm->parts);
 	fabric_fini(&sm->fabric);
 	conf_del(sm->conf);

@@ -44,9 +44,11 @@ void simenv_run_heavy(struct simenv *e, unsigned n);
 /* everything gone, temp dir removed */
 void simenv_fini(struct simenv *e);
 /* an SM with only a tiny model (one CA, node GUID guid, port 1 GUID guid + 1), a conf and an
- * event base, for modules tested without a running SM (fabric_node_find finds the CA) */
+ * event base and an alias store, for modules tested without a running SM (fabric_node_find
+ * finds the CA) */
 struct ibsm_sm *simenv_stub_sm(uint64_t guid);
-/* free it: the caller has freed the handles it added, simenv frees parts too (NULL ok) */
+/* free it: the caller has freed the handles it added, simenv frees parts and aliases too
+ * (NULL ok) */
 void simenv_stub_sm_del(struct ibsm_sm *sm);
 /* an ibnetdiscover/ibsim topology file as a routing topology with LMC lmc
  * (the test fails when it does not load) */
