@@ -179,9 +179,9 @@ static void filter(const struct sa_req *q, struct sa_resp *r)
  * What ibsmd's SA supports, as OpenSM's osm_sa_class_port_info.c tells it
  * (CapabilityMask 0x2602, CapabilityMask2 0xB5E8 with its defaults), less
  * what ibsmd does not do: no Trap() from the SA, no optional records
- * beyond those served, no reinit; no alias GUIDs through GUIDInfoRecord
- * Set/Delete (cap2 bit 5), no ServiceRecords for multicast GIDs (bit 8:
- * service.c wants the requester's own GID), no QoS (bit 1).
+ * beyond those served, no reinit; no ServiceRecords for multicast GIDs
+ * (cap2 bit 8: service.c wants the requester's own GID), no QoS (bit 1).
+ * Alias GUIDs (bit 5) are served: GUIDInfoRecord Set/Delete (guidinfo.c).
  */
 void sa_classportinfo(const struct ibsm_conf *c, struct ibsm_cpi *out)
 {
@@ -192,7 +192,8 @@ void sa_classportinfo(const struct ibsm_conf *c, struct ibsm_cpi *out)
 		out->cap_mask |= IBSM_CPI_CAP_UD_MCAST;
 	out->cap_mask2 = IBSM_CPI_CAP2_FULL_PIR | IBSM_CPI_CAP2_EXT_SPEEDS |
 			 IBSM_CPI_CAP2_PI_CAPMASK2 | IBSM_CPI_CAP2_SENDONLY_FULL |
-			 IBSM_CPI_CAP2_WIDTH_2X | IBSM_CPI_CAP2_SPEED_HDR;
+			 IBSM_CPI_CAP2_WIDTH_2X | IBSM_CPI_CAP2_SPEED_HDR |
+			 IBSM_CPI_CAP2_ALIAS_GUIDS;
 	if (c->use_mfttop)
 		out->cap_mask2 |= IBSM_CPI_CAP2_MCAST_TOP;
 	/* how long a client should wait for an answer: OpenSM's choice */
