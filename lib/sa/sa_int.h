@@ -54,6 +54,16 @@ int sa_service_restore(struct sa_services *st, const struct ibsm_service_rec *re
 /* inform.c: the InformInfo subscriptions and Reports of sm's SA */
 struct sa_informs *sa_inform_new(struct ibsm_sm *sm);
 void sa_inform_del(struct sa_informs *st);
+/* each subscription, in order: subscriber port, its Enum, the InformInfo
+ * (QPN: where Reports go) and the address the Set came from */
+void sa_inform_each(const struct sa_informs *st,
+		    void (*fn)(void *arg, uint64_t guid, uint16_t enum_,
+			       const struct ibsm_inform_info *ii, const struct ibsm_mad_addr *to),
+		    void *arg);
+/* a subscription from the SA database; one already there is kept as it is
+ * (-EEXIST); -EINVAL (no GUID, no QPN, not a subscription), -ENOSPC (limits) */
+int sa_inform_restore(struct sa_informs *st, uint64_t guid, uint16_t enum_,
+		      const struct ibsm_inform_info *ii, const struct ibsm_mad_addr *to);
 
 /* one SA request, checked */
 struct sa_req {
