@@ -91,7 +91,7 @@ static void write_groups(const struct ibsm_sm *sm, FILE *f)
 			(unsigned)r->sl << 28 | (r->flow_label & 0xfffffu) << 8 | r->hop_limit,
 			(unsigned)(r->scope << 4), 0u);
 		mpos = 0;
-		while (mcast_member_next(sm->mcast, r->mlid, &mpos, &mv)) {
+		while (mcast_member_next(sm->mcast, r->mgid, &mpos, &mv)) {
 			fprintf(f, "mcm_port:");
 			put_gid(f, "port_gid", mv.port_gid);
 			fprintf(f, " scope_state=0x%02x proxy_join=0x%x\n\n",
@@ -369,15 +369,16 @@ static bool parse_inform(struct sadb_parse *ps, uint64_t *guid, uint16_t *enum_,
 
 struct sadb_load {
 	struct ibsm_sm *sm;
-	uint16_t group;    /* the group mcm_port lines go to, 0 if none */
+	uint8_t group[16]; /* the group mcm_port lines go to (its MGID) */
+	bool in_group;     /* there is one */
 	unsigned groups, members, services, informs, errors;
 };
 
 static void group_end(struct sadb_load *ld)
 {
-	if (ld->group)
+	if (ld->in_group)
 		mcast_restore_done(ld->sm->mcast, ld->group);
-	ld->group = 0;
+	ld->in_group = false;
 }
 
 static void load_line(struct sadb_load *ld, struct sadb_parse *ps)
@@ -398,8 +399,9 @@ static void load_line(struct sadb_load *ld, struct sadb_parse *ps)
 		group_end(ld);
 		if (!parse_group(ps, &r, &mlid) || !ld->sm->mcast)
 			return;
-		ld->group = mcast_restore_group(ld->sm->mcast, &r, well_known);
-		if (!ld->group)
+		ld->in_group = mcast_restore_group(ld->sm->mcast, &r, well_known) != 0;
+		memcpy(ld->group, r.mgid, 16);
+		if (!ld->in_group)
 			log_warnx("%s:%u: multicast group on mlid 0x%04x not restored (mlid in use "
 				  "or beyond the switches)", ps->file, ps->line, mlid);
 		else
@@ -408,7 +410,7 @@ static void load_line(struct sadb_load *ld, struct sadb_parse *ps)
 		take_bytes16(ps, " port_gid=0x", gid);
 		js = take_v(ps, " scope_state=0x", 8);
 		proxy = take_v(ps, " proxy_join=0x", 8);
-		if (ps->bad || !ld->group)
+		if (ps->bad || !ld->in_group)
 			return;
 		if (mcast_restore_member(ld->sm->mcast, ld->group, gid, js & 0xf, proxy != 0))
 			ld->members++;
