@@ -366,6 +366,7 @@ struct ibsm_sa *sa_new(struct ibsm_sm *sm)
 	sa->rmpp = rmpp_table_new(sm->base, sm->xport, &p);
 	sa->services = sa_service_new(sm);
 	sa->informs = sa_inform_new(sm);
+	sa->prefix_routes = sa_prefix_routes_new();
 	/* requests reach sm->sa: the SM stores the handle before the loop runs again */
 	xport_register_flags(sm->xport, IBSM_CLASS_SA, sa_request, sm, XPORT_UNMATCHED_TO_HANDLER);
 	return sa;
@@ -377,6 +378,7 @@ void sa_del(struct ibsm_sa *sa)
 		return;
 	xport_register(sa->sm->xport, IBSM_CLASS_SA, NULL, NULL);
 	sa_inform_del(sa->informs);
+	sa_prefix_routes_del(sa->prefix_routes);
 	sa_service_del(sa->services);
 	sa_view_del(sa->view);
 	rmpp_table_del(sa->rmpp);

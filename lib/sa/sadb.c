@@ -481,6 +481,7 @@ void sa_db_after_sweep(struct ibsm_sm *sm)
 
 	if (!sm->sa || sm->state != IBSM_SM_MASTER)
 		return;
+	sa_prefix_routes_refresh(sm);
 	/* once the subnet is up: the MLIDs the switches take are known by then */
 	if (!sm->sa->db_loaded && sm->subnet_up) {
 		sm->sa->db_loaded = true;
