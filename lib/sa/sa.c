@@ -180,8 +180,8 @@ static void filter(const struct sa_req *q, struct sa_resp *r)
  * (CapabilityMask 0x2602, CapabilityMask2 0xB5E8 with its defaults), less
  * what ibsmd does not do: no Trap() from the SA, no optional records
  * beyond those served, no reinit; no alias GUIDs through GUIDInfoRecord
- * Set/Delete (cap2 bit 5), no ServiceRecords for multicast GIDs (bit 8:
- * service.c wants the requester's own GID), no QoS (bit 1).
+ * Set/Delete (cap2 bit 5), no QoS (bit 1). ServiceRecords with a
+ * multicast ServiceGID (bit 8) are served (service.c).
  */
 void sa_classportinfo(const struct ibsm_conf *c, struct ibsm_cpi *out)
 {
@@ -191,7 +191,8 @@ void sa_classportinfo(const struct ibsm_conf *c, struct ibsm_cpi *out)
 	if (!c->disable_multicast)
 		out->cap_mask |= IBSM_CPI_CAP_UD_MCAST;
 	out->cap_mask2 = IBSM_CPI_CAP2_FULL_PIR | IBSM_CPI_CAP2_EXT_SPEEDS |
-			 IBSM_CPI_CAP2_PI_CAPMASK2 | IBSM_CPI_CAP2_SENDONLY_FULL |
+			 IBSM_CPI_CAP2_MCAST_SVC_RECS | IBSM_CPI_CAP2_PI_CAPMASK2 |
+			 IBSM_CPI_CAP2_SENDONLY_FULL |
 			 IBSM_CPI_CAP2_WIDTH_2X | IBSM_CPI_CAP2_SPEED_HDR;
 	if (c->use_mfttop)
 		out->cap_mask2 |= IBSM_CPI_CAP2_MCAST_TOP;

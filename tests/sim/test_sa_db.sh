@@ -60,7 +60,7 @@ printf 'partition_config_file %s\nsa_db_file %s\n' "$T/no-partitions.conf" "$T/s
 	>"$T/2.conf"
 sm_start -F "$T/2.conf"
 sm_wait_up 30
-wait_log "$SM_LOG" "sa database .*: [1-9][0-9]* multicast groups, [3-9][0-9]* members, 1 services restored, 0 lines skipped" 10
+wait_log "$SM_LOG" "sa database .*: [1-9][0-9]* multicast groups, [3-9][0-9]* members, 1 services, 0 informs restored, 0 lines skipped" 10
 sim_run saquery -m >"$T/m.2" || t_fail "saquery -m failed"
 [ "$(mlid_of_g "$T/m.2")" = "$MLID" ] || t_fail "$G: mlid '$(mlid_of_g "$T/m.2")', want $MLID"
 sim_run saquery SR >"$T/sr" || t_fail "saquery SR failed"
@@ -82,6 +82,6 @@ sm_start -F "$T/3.conf"
 sm_wait_up 30
 wait_log "$SM_LOG" "bad.dump:1: cannot read" 10
 wait_log "$SM_LOG" "bad.dump:2: cannot read" 10
-wait_log "$SM_LOG" "1 services restored, 2 lines skipped" 10
+wait_log "$SM_LOG" "1 services, 0 informs restored, 2 lines skipped" 10
 sm_stop
 t_info "ok"
