@@ -21,7 +21,12 @@
  *    (osm_mgrp_remove_port -> osm_mgrp_cleanup): trap 67; the first full
  *    member brings trap 66. Groups the SM made for IPoIB stay while empty.
  * MLIDs come from 0xC000 up to the smallest MulticastFDBCap; a group's
- * MLID is freed with the group, whatever path deleted it.
+ * MLID is freed with the group, whatever path deleted it. With
+ * consolidate_ipv6_snm_req, IPv6 solicited-node groups
+ * (ff1S:601b:PPPP::1:ffXX:XXXX) that differ only in their last 24 bits
+ * share one MLID, as OpenSM's get_new_mlid shares it: each stays a group of
+ * its own (MGID, members, traps 66/67, leave), the MLID's tree is the union
+ * of their members, and the MLID is free again when its last group goes.
  *
  * Forwarding (18.2.4.3.4): one tree per MLID over the switches. The root
  * is the switch with the fewest unreachable member switches, then the
@@ -47,6 +52,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +100,7 @@ struct mc_group {
 	struct ibsm_mcmember_rec rec; /* MGID, MLID, parameters; no port, no JoinState */
 	uint64_t hash;
 	struct mc_group *hnext;       /* same MGID hash */
+	struct mc_group *mnext;       /* same MLID (consolidate_ipv6_snm_req), creation order */
 	struct u64map members;        /* port GUID -> struct mc_member (owned) */
 	uint32_t full;                /* members with FullMember */
 	bool well_known;
@@ -123,8 +130,8 @@ struct ibsm_mcast {
 	struct ibsm_sm *sm;
 	/* groups */
 	struct u64map by_hash;        /* MGID hash -> first group (chained by hnext) */
-	struct mc_group **by_mlid;    /* [mlid - base]; owns the groups */
-	size_t ngroups;
+	struct mc_group **by_mlid;    /* [mlid - base]: first group (chained by mnext); owns them */
+	size_t ngroups, nmlids;
 	uint32_t free_hint;           /* no free MLID index below it */
 	uint32_t mlid_hi;             /* rows ever used: max MLID index + 1 */
 	uint16_t mlid_max;            /* highest MLID every switch takes */
@@ -270,13 +277,6 @@ static struct mc_group *group_find(const struct ibsm_mcast *m, const uint8_t mgi
 	return NULL;
 }
 
-static struct mc_group *group_by_mlid(const struct ibsm_mcast *m, uint16_t mlid)
-{
-	if (mlid < IBSM_MLID_BASE || mlid > IBSM_MLID_MAX)
-		return NULL;
-	return m->by_mlid[mlid - IBSM_MLID_BASE];
-}
-
 static void row_mark(struct ibsm_mcast *m, uint16_t mlid)
 {
 	m->row_dirty[mlid - IBSM_MLID_BASE] = 1;
@@ -299,10 +299,59 @@ static uint16_t mlid_alloc(struct ibsm_mcast *m, uint16_t want)
 	return 0;
 }
 
+/*
+ * An IPv6 solicited-node MGID, ff1S:601b:PPPP:0000:0000:0001:ffXX:XXXX,
+ * matched with OpenSM's masks: of the flags only T (0x10) is checked, the
+ * P_Key and scope are free, and bits 1-3 of byte 11 are left out as
+ * OpenSM's interface-ID mask leaves them (the same groups share).
+ */
+static bool ipv6_snm(const uint8_t mgid[16])
+{
+	static const uint8_t want[13] = {0xff, 0x10, 0x60, 0x1b, 0, 0, 0, 0, 0, 0, 0, 1, 0xff};
+	static const uint8_t mask[13] = {0xff, 0x10, 0xff, 0xff, 0, 0, 0xff, 0xff,
+					 0xff, 0xff, 0xff, 0xf1, 0xff};
+	unsigned i;
+
+	for (i = 0; i < sizeof(want); i++)
+		if ((mgid[i] & mask[i]) != want[i])
+			return false;
+	return true;
+}
+
+/* the MLID of a group whose MGID differs from mgid in its last 24 bits only
+ * (OpenSM's find_ipv6_snm_mlid), 0 if none or not consolidating */
+static uint16_t snm_mlid(const struct ibsm_mcast *m, const uint8_t mgid[16])
+{
+	uint32_t idx;
+
+	if (!m->sm->conf->consolidate_ipv6_snm_req || !ipv6_snm(mgid))
+		return 0;
+	for (idx = 0; idx < m->mlid_hi; idx++) {
+		const struct mc_group *g;
+
+		for (g = m->by_mlid[idx]; g; g = g->mnext)
+			if (!memcmp(g->rec.mgid, mgid, 13))
+				return g->rec.mlid;
+	}
+	return 0;
+}
+
+/* as OpenSM's get_new_mlid: the MLID asked for when free, the shared
+ * solicited-node one, else the lowest free */
+static uint16_t mlid_pick(struct ibsm_mcast *m, const struct ibsm_mcmember_rec *params)
+{
+	uint16_t want = params->mlid, shared;
+
+	if (want >= IBSM_MLID_BASE && want <= m->mlid_max && !m->by_mlid[want - IBSM_MLID_BASE])
+		return mlid_alloc(m, want);
+	shared = snm_mlid(m, params->mgid);
+	return shared ? shared : mlid_alloc(m, 0);
+}
+
 static struct mc_group *group_new(struct ibsm_mcast *m, const struct ibsm_mcmember_rec *params)
 {
-	struct mc_group *g;
-	uint16_t mlid = mlid_alloc(m, params->mlid);
+	struct mc_group *g, **tail;
+	uint16_t mlid = mlid_pick(m, params);
 	uint32_t idx;
 
 	if (!mlid)
@@ -319,7 +368,11 @@ static struct mc_group *group_new(struct ibsm_mcast *m, const struct ibsm_mcmemb
 	g->hnext = u64map_get(&m->by_hash, g->hash);
 	u64map_put(&m->by_hash, g->hash, g);
 	idx = mlid - IBSM_MLID_BASE;
-	m->by_mlid[idx] = g;
+	if (!m->by_mlid[idx])
+		m->nmlids++;
+	for (tail = &m->by_mlid[idx]; *tail; tail = &(*tail)->mnext)
+		;
+	*tail = g;
 	m->mlid_hi = MAX(m->mlid_hi, idx + 1);
 	m->ngroups++;
 	m->st.created++;
@@ -342,6 +395,7 @@ static void members_free(struct mc_group *g)
 static void group_del(struct ibsm_mcast *m, struct mc_group *g)
 {
 	uint32_t idx = g->rec.mlid - IBSM_MLID_BASE;
+	struct mc_group **pp;
 
 	if (u64map_get(&m->by_hash, g->hash) == g) {
 		if (g->hnext)
@@ -356,8 +410,13 @@ static void group_del(struct ibsm_mcast *m, struct mc_group *g)
 		if (p)
 			p->hnext = g->hnext;
 	}
-	m->by_mlid[idx] = NULL;
-	m->free_hint = MIN(m->free_hint, idx);
+	for (pp = &m->by_mlid[idx]; *pp != g; pp = &(*pp)->mnext)
+		;
+	*pp = g->mnext;
+	if (!m->by_mlid[idx]) {
+		m->free_hint = MIN(m->free_hint, idx);
+		m->nmlids--;
+	}
 	m->ngroups--;
 	m->st.deleted++;
 	row_mark(m, g->rec.mlid);
@@ -430,41 +489,50 @@ static uint8_t member_clear(struct ibsm_mcast *m, struct mc_group *g, struct mc_
  * group's partition (a reload took it out), leave: a join would be refused
  * now, and the port could not take the group's packets.
  */
-static void purge_gone(struct ibsm_mcast *m)
+static void purge_group(struct ibsm_mcast *m, struct mc_group *g)
 {
 	const struct ibsm_fabric *f = &m->sm->fabric;
 	uint64_t *gone = NULL;
-	size_t ngone, cap = 0, pos, i;
-	uint32_t idx;
+	size_t ngone = 0, cap = 0, pos = 0, i;
+	uint8_t mgid[16];
 	void *v;
 
-	for (idx = 0; idx < m->mlid_hi; idx++) {
-		struct mc_group *g = m->by_mlid[idx];
+	while (u64map_next(&g->members, &pos, NULL, &v)) {
+		const struct mc_member *mb = v;
+		const struct ibsm_port *p = fabric_port_find(f, mb->guid);
 
-		if (!g)
+		if (p && pkey_member(m->sm->parts, p, g->rec.pkey, NULL))
 			continue;
-		ngone = 0;
-		pos = 0;
-		while (u64map_next(&g->members, &pos, NULL, &v)) {
-			const struct mc_member *mb = v;
-			const struct ibsm_port *p = fabric_port_find(f, mb->guid);
-
-			if (p && pkey_member(m->sm->parts, p, g->rec.pkey, NULL))
-				continue;
-			if (ngone == cap) {
-				cap = cap ? cap * 2 : 16;
-				gone = xreallocarray(gone, cap, sizeof(*gone));
-			}
-			gone[ngone++] = mb->guid;
+		if (ngone == cap) {
+			cap = cap ? cap * 2 : 16;
+			gone = xreallocarray(gone, cap, sizeof(*gone));
 		}
-		for (i = 0; i < ngone && m->by_mlid[idx] == g; i++) {
-			struct mc_member *mb = u64map_get(&g->members, gone[i]);
+		gone[ngone++] = mb->guid;
+	}
+	/* the group may go with a member: found again each time */
+	memcpy(mgid, g->rec.mgid, 16);
+	for (i = 0; i < ngone && (g = group_find(m, mgid)); i++) {
+		struct mc_member *mb = u64map_get(&g->members, gone[i]);
 
-			if (mb)
-				member_clear(m, g, mb, 0xf);
-		}
+		if (mb)
+			member_clear(m, g, mb, 0xf);
 	}
 	free(gone);
+}
+
+static void purge_gone(struct ibsm_mcast *m)
+{
+	uint32_t idx;
+
+	for (idx = 0; idx < m->mlid_hi; idx++) {
+		struct mc_group *g = m->by_mlid[idx], *next;
+
+		/* purge_group deletes at most g itself */
+		for (; g; g = next) {
+			next = g->mnext;
+			purge_group(m, g);
+		}
+	}
 }
 
 /* --- join and leave --- */
@@ -831,17 +899,17 @@ static void ipoib_groups(struct ibsm_mcast *m)
 {
 	size_t n = pkey_ipoib_partitions(m->sm->parts, NULL, 0), i;
 	struct pkey_ipoib *parts = xcalloc(n ? n : 1, sizeof(*parts));
+	struct mc_group *g, *next;
 	uint32_t idx;
 	char b[40];
 
 	n = MIN(pkey_ipoib_partitions(m->sm->parts, parts, n), n);
 	for (idx = 0; idx < m->mlid_hi; idx++)
-		if (m->by_mlid[idx])
-			m->by_mlid[idx]->configured = false;
+		for (g = m->by_mlid[idx]; g; g = g->mnext)
+			g->configured = false;
 	for (i = 0; i < n; i++) {
 		const struct pkey_ipoib *pt = &parts[i];
 		struct ibsm_mcmember_rec r = {0};
-		struct mc_group *g;
 		unsigned scope = pt->scope ? pt->scope & 0xf : 2;
 		uint16_t pkey = pt->pkey | 0x8000;
 
@@ -878,17 +946,17 @@ static void ipoib_groups(struct ibsm_mcast *m)
 			 gid_str(g->rec.mgid, b), g->rec.mlid, pkey);
 	}
 	free(parts);
-	for (idx = 0; idx < m->mlid_hi; idx++) {
-		struct mc_group *g = m->by_mlid[idx];
-
-		if (!g || !g->well_known || g->configured)
-			continue;
-		g->well_known = false;
-		log_info("ipoib group %s (mlid 0x%04x) no longer configured%s",
-			 gid_str(g->rec.mgid, b), g->rec.mlid,
-			 g->full ? ": kept while it has full members" : ", deleted");
-		group_cleanup(m, g);
-	}
+	for (idx = 0; idx < m->mlid_hi; idx++)
+		for (g = m->by_mlid[idx]; g; g = next) {
+			next = g->mnext; /* group_cleanup deletes g at most */
+			if (!g->well_known || g->configured)
+				continue;
+			g->well_known = false;
+			log_info("ipoib group %s (mlid 0x%04x) no longer configured%s",
+				 gid_str(g->rec.mgid, b), g->rec.mlid,
+				 g->full ? ": kept while it has full members" : ", deleted");
+			group_cleanup(m, g);
+		}
 }
 
 /* --- the switch graph and the trees --- */
@@ -1181,25 +1249,16 @@ static uint32_t tree_root(struct ibsm_mcast *m, uint32_t n)
 	return best;
 }
 
-/* the MFT row of one MLID on every switch */
-static void row_compute(struct ibsm_mcast *m, uint32_t row)
+/* the member switches of g into m->list (n of them so far; the new count),
+ * and the ports of its receiving members into row */
+static uint32_t row_members(struct ibsm_mcast *m, const struct mc_group *g, uint32_t row,
+			    uint32_t stamp, uint32_t n)
 {
 	const struct ibsm_fabric *f = &m->sm->fabric;
-	struct mc_group *g = row < NMLID ? m->by_mlid[row] : NULL;
-	uint32_t k, n = 0, root, i, stamp;
-	const uint8_t *d;
 	size_t pos = 0;
+	uint32_t k;
 	void *v;
 
-	for (k = 0; k < m->nsw; k++) {
-		struct mc_sw *s = m->sw[k];
-
-		if (row < s->nrows)
-			memset(s->want + (size_t)row * s->npos, 0, s->npos * sizeof(*s->want));
-	}
-	if (!g || !g->members.len || !m->nsw)
-		return;
-	stamp = ++m->stamp;
 	while (u64map_next(&g->members, &pos, NULL, &v)) {
 		const struct mc_member *mb = v;
 		const struct ibsm_port *p = fabric_port_find(f, mb->guid);
@@ -1231,6 +1290,28 @@ static void row_compute(struct ibsm_mcast *m, uint32_t row)
 		if (mb->join_state & (IBSM_JOIN_FULL | IBSM_JOIN_NON))
 			want_bit(m, k, row, port);
 	}
+	return n;
+}
+
+/* the MFT row of one MLID on every switch */
+static void row_compute(struct ibsm_mcast *m, uint32_t row)
+{
+	const struct mc_group *g, *first = row < NMLID ? m->by_mlid[row] : NULL;
+	uint32_t k, n = 0, root, i, stamp;
+	const uint8_t *d;
+
+	for (k = 0; k < m->nsw; k++) {
+		struct mc_sw *s = m->sw[k];
+
+		if (row < s->nrows)
+			memset(s->want + (size_t)row * s->npos, 0, s->npos * sizeof(*s->want));
+	}
+	if (!first || !m->nsw)
+		return;
+	stamp = ++m->stamp;
+	/* every group on the MLID: its tree carries them all */
+	for (g = first; g; g = g->mnext)
+		n = row_members(m, g, row, stamp, n);
 	if (!n)
 		return;
 	root = n == 1 ? m->list[0] : tree_root(m, n);
@@ -1496,9 +1577,10 @@ uint16_t mcast_restore_group(struct ibsm_mcast *m, const struct ibsm_mcmember_re
 
 	if (g)
 		return g->rec.mlid == rec->mlid ? g->rec.mlid : 0;
-	/* as OpenSM's load_mcgroup: the group keeps its MLID or is not restored */
+	/* as OpenSM's load_mcgroup: the group keeps its MLID or is not restored;
+	 * a solicited-node group may share it (consolidate_ipv6_snm_req) */
 	if (rec->mlid < IBSM_MLID_BASE || rec->mlid > m->mlid_max ||
-	    m->by_mlid[rec->mlid - IBSM_MLID_BASE])
+	    (m->by_mlid[rec->mlid - IBSM_MLID_BASE] && snm_mlid(m, rec->mgid) != rec->mlid))
 		return 0;
 	g = group_new(m, rec);
 	if (!g)
@@ -1509,17 +1591,14 @@ uint16_t mcast_restore_group(struct ibsm_mcast *m, const struct ibsm_mcmember_re
 	return g->rec.mlid;
 }
 
-bool mcast_restore_member(struct ibsm_mcast *m, uint16_t mlid, const uint8_t port_gid[16],
-			  uint8_t join_state, bool proxy)
+bool mcast_restore_member(struct ibsm_mcast *m, const uint8_t mgid[16],
+			  const uint8_t port_gid[16], uint8_t join_state, bool proxy)
 {
 	uint64_t guid = bits_get(port_gid + 8, 0, 64);
-	struct mc_group *g;
+	struct mc_group *g = group_find(m, mgid);
 	struct mc_member *mb;
 
-	if (mlid < IBSM_MLID_BASE || mlid > IBSM_MLID_MAX || !(join_state & 0xf))
-		return false;
-	g = m->by_mlid[mlid - IBSM_MLID_BASE];
-	if (!g || !fabric_port_find(&m->sm->fabric, guid))
+	if (!g || !(join_state & 0xf) || !fabric_port_find(&m->sm->fabric, guid))
 		return false;
 	if (u64map_get(&g->members, guid))
 		return true;
@@ -1531,17 +1610,14 @@ bool mcast_restore_member(struct ibsm_mcast *m, uint16_t mlid, const uint8_t por
 	u64map_put(&g->members, guid, mb);
 	if (mb->join_state & IBSM_JOIN_FULL)
 		g->full++;
-	row_mark(m, mlid);
+	row_mark(m, g->rec.mlid);
 	return true;
 }
 
-void mcast_restore_done(struct ibsm_mcast *m, uint16_t mlid)
+void mcast_restore_done(struct ibsm_mcast *m, const uint8_t mgid[16])
 {
-	struct mc_group *g;
+	struct mc_group *g = group_find(m, mgid);
 
-	if (mlid < IBSM_MLID_BASE || mlid > IBSM_MLID_MAX)
-		return;
-	g = m->by_mlid[mlid - IBSM_MLID_BASE];
 	/* as OpenSM: a group no full member came back to is closed, unless well known */
 	if (g && !g->full && !g->well_known)
 		group_del(m, g);
@@ -1570,13 +1646,26 @@ static void group_view(const struct mc_group *g, struct mcast_group_view *gv)
 	}
 }
 
+/* a position: the MLID index above POS_SHIFT, the group on it below */
+#define POS_SHIFT (SIZE_MAX > 0xffffffffu ? 32 : 18)
+
 bool mcast_group_next(const struct ibsm_mcast *m, size_t *pos, struct mcast_group_view *gv)
 {
-	for (; m && *pos < m->mlid_hi; (*pos)++)
-		if (m->by_mlid[*pos]) {
-			group_view(m->by_mlid[(*pos)++], gv);
+	size_t idx = *pos >> POS_SHIFT, k = *pos & (((size_t)1 << POS_SHIFT) - 1), i;
+
+	for (; m && idx < m->mlid_hi; idx++, k = 0) {
+		const struct mc_group *g = m->by_mlid[idx];
+
+		for (i = 0; g && i < k; i++)
+			g = g->mnext;
+		if (g && k + 1 < ((size_t)1 << POS_SHIFT)) {
+			group_view(g, gv);
+			*pos = idx << POS_SHIFT | (k + 1);
 			return true;
 		}
+	}
+	if (m)
+		*pos = (size_t)m->mlid_hi << POS_SHIFT;
 	return false;
 }
 
@@ -1588,10 +1677,10 @@ static void member_view(const struct mc_member *mb, struct mcast_member_view *mv
 	mv->proxy_join = mb->proxy;
 }
 
-bool mcast_member_next(const struct ibsm_mcast *m, uint16_t mlid, size_t *pos,
+bool mcast_member_next(const struct ibsm_mcast *m, const uint8_t mgid[16], size_t *pos,
 		       struct mcast_member_view *mv)
 {
-	const struct mc_group *g = m ? group_by_mlid(m, mlid) : NULL;
+	const struct mc_group *g = m ? group_find(m, mgid) : NULL;
 	void *v;
 
 	if (!g || !u64map_next(&g->members, pos, NULL, &v))
@@ -1600,10 +1689,10 @@ bool mcast_member_next(const struct ibsm_mcast *m, uint16_t mlid, size_t *pos,
 	return true;
 }
 
-bool mcast_member_find(const struct ibsm_mcast *m, uint16_t mlid, uint64_t port_guid,
+bool mcast_member_find(const struct ibsm_mcast *m, const uint8_t mgid[16], uint64_t port_guid,
 		       struct mcast_member_view *mv)
 {
-	const struct mc_group *g = m ? group_by_mlid(m, mlid) : NULL;
+	const struct mc_group *g = m ? group_find(m, mgid) : NULL;
 	const struct mc_member *mb = g ? u64map_get(&g->members, port_guid) : NULL;
 
 	if (!mb)
@@ -1633,8 +1722,7 @@ size_t mcast_groups(const struct ibsm_mcast *m)
 
 size_t mcast_mlids_in_use(const struct ibsm_mcast *m)
 {
-	/* one group per MLID */
-	return mcast_groups(m);
+	return m ? m->nmlids : 0;
 }
 
 void mcast_get_stats(const struct ibsm_mcast *m, struct mcast_stats *st)
@@ -1646,7 +1734,8 @@ void mcast_get_stats(const struct ibsm_mcast *m, struct mcast_stats *st)
 	if (!m)
 		return;
 	*st = m->st;
-	st->groups = st->mlids = m->ngroups;
+	st->groups = m->ngroups;
+	st->mlids = m->nmlids;
 	st->mlid_max = m->mlid_max;
 	st->switches = m->nsw;
 	st->programming = m->pass || m->dirty || evtimer_pending(m->pass_ev, NULL);
@@ -1706,13 +1795,14 @@ void mcast_del(struct ibsm_mcast *m)
 	}
 	event_free(m->pass_ev);
 	for (i = 0; i < NMLID; i++) {
-		struct mc_group *g = m->by_mlid[i];
+		struct mc_group *g = m->by_mlid[i], *next;
 
-		if (!g)
-			continue;
-		members_free(g);
-		u64map_fini(&g->members);
-		free(g);
+		for (; g; g = next) {
+			next = g->mnext;
+			members_free(g);
+			u64map_fini(&g->members);
+			free(g);
+		}
 	}
 	graph_free(m);
 	while (u64map_next(&m->swmap, &pos, NULL, &v))

@@ -1,7 +1,8 @@
 /*
  * mcast.h: multicast groups (IBA 15.2.5.17 MCMemberRecord, 18.2.4.3.4
  * multicast forwarding): groups by MGID, their members and join states,
- * MLIDs from 0xC000, one spanning tree per MLID over the current topology,
+ * MLIDs from 0xC000 (solicited-node groups may share one:
+ * consolidate_ipv6_snm_req), one spanning tree per MLID over the current topology,
  * and the MFT blocks that carry it, programmed during sweeps (changed
  * blocks only) and, after joins and leaves, by a multicast-only pass
  * between sweeps.
@@ -79,27 +80,29 @@ struct mcast_member_view {
 	uint8_t join_state;
 	bool proxy_join;
 };
-/* groups in MLID order: start with *pos = 0; false when done */
+/* groups in MLID order (those sharing one in creation order): start with
+ * *pos = 0; false when done */
 bool mcast_group_next(const struct ibsm_mcast *m, size_t *pos, struct mcast_group_view *gv);
-/* the members of the group on mlid: start with *pos = 0; false when done */
-bool mcast_member_next(const struct ibsm_mcast *m, uint16_t mlid, size_t *pos,
+/* the members of the group mgid: start with *pos = 0; false when done */
+bool mcast_member_next(const struct ibsm_mcast *m, const uint8_t mgid[16], size_t *pos,
 		       struct mcast_member_view *mv);
-/* one member of the group on mlid by port GUID */
-bool mcast_member_find(const struct ibsm_mcast *m, uint16_t mlid, uint64_t port_guid,
+/* one member of the group mgid by port GUID */
+bool mcast_member_find(const struct ibsm_mcast *m, const uint8_t mgid[16], uint64_t port_guid,
 		       struct mcast_member_view *mv);
 
 /*
  * Restoring the SA database (sa_db_file): a group as dumped, on its MLID
- * (0 when the MLID is taken by another group or beyond the switches' caps;
- * the MLID when the group is there already); its members, whose ports must
- * be in the fabric; then mcast_restore_done closes it when no full member
- * came back and it is not well known (as OpenSM's loader). No traps.
+ * (0 when the MLID is taken by another group, unless both are solicited-node
+ * groups that share it, or beyond the switches' caps; the MLID when the group
+ * is there already); its members, whose ports must be in the fabric; then
+ * mcast_restore_done closes it when no full member came back and it is not
+ * well known (as OpenSM's loader). No traps.
  */
 uint16_t mcast_restore_group(struct ibsm_mcast *m, const struct ibsm_mcmember_rec *rec,
 			     bool well_known);
-bool mcast_restore_member(struct ibsm_mcast *m, uint16_t mlid, const uint8_t port_gid[16],
-			  uint8_t join_state, bool proxy);
-void mcast_restore_done(struct ibsm_mcast *m, uint16_t mlid);
+bool mcast_restore_member(struct ibsm_mcast *m, const uint8_t mgid[16],
+			  const uint8_t port_gid[16], uint8_t join_state, bool proxy);
+void mcast_restore_done(struct ibsm_mcast *m, const uint8_t mgid[16]);
 
 /* the port mask of MLID on a switch, as programmed (16 bits per position); false if none */
 bool mcast_mft_entry(const struct ibsm_mcast *m, const struct ibsm_node *sw, uint16_t mlid,
@@ -109,7 +112,7 @@ size_t mcast_groups(const struct ibsm_mcast *m);
 size_t mcast_mlids_in_use(const struct ibsm_mcast *m);
 
 struct mcast_stats {
-	size_t groups, mlids;
+	size_t groups, mlids;    /* mlids <= groups: solicited-node groups share */
 	uint16_t mlid_max;       /* highest MLID every switch's MulticastFDBCap takes */
 	uint64_t joins, leaves, refused, created, deleted;
 	uint64_t passes;         /* multicast-only programming passes */

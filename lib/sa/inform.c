@@ -357,6 +357,53 @@ static void iir_get(struct sa_req *q, struct sa_resp *r)
 	}
 }
 
+/* --- the SA database (sadb.c) --- */
+
+void sa_inform_each(const struct sa_informs *st,
+		    void (*fn)(void *arg, uint64_t guid, uint16_t enum_,
+			       const struct ibsm_inform_info *ii, const struct ibsm_mad_addr *to),
+		    void *arg)
+{
+	const struct sub *s;
+
+	TAILQ_FOREACH(s, &st->subs, entry)
+		fn(arg, s->guid, s->enum_, &s->ii, &s->to);
+}
+
+int sa_inform_restore(struct sa_informs *st, uint64_t guid, uint16_t enum_,
+		      const struct ibsm_inform_info *ii, const struct ibsm_mad_addr *to)
+{
+	const struct sub *o;
+	struct sub *s;
+	size_t mine = 0;
+	bool taken = false;
+
+	if (!guid || !ii->qpn || ii->subscribe != 1)
+		return -EINVAL;
+	/* already there (a subscriber that came back first): kept as it is */
+	if (sub_find(st, guid, ii))
+		return -EEXIST;
+	TAILQ_FOREACH(o, &st->subs, entry) {
+		mine += o->guid == guid;
+		taken |= o->guid == guid && o->enum_ == enum_;
+	}
+	if (st->nsubs >= SUBS_MAX || mine >= SUBS_MAX_PER_PORT)
+		return -ENOSPC;
+	s = xcalloc(1, sizeof(*s));
+	s->guid = guid;
+	s->enum_ = enum_;
+	/* the dumped Enum while the port has it free, else a new one */
+	if ((taken || enum_ >= SUBS_MAX_PER_PORT) && !free_enum(st, guid, &s->enum_)) {
+		free(s);
+		return -ENOSPC;
+	}
+	s->ii = *ii;
+	s->to = *to;
+	TAILQ_INSERT_TAIL(&st->subs, s, entry);
+	st->nsubs++;
+	return 0;
+}
+
 SA_FAMILY(sa_family_inform, IBSM_SA_ATTR_INFORM_INFO, .set = ii_set);
 
 SA_FAMILY(sa_family_inform_record, IBSM_SA_ATTR_INFORM_INFO_RECORD, .get = iir_get);

@@ -126,7 +126,7 @@ static void mcm_get(struct sa_req *q, struct sa_resp *r)
 		    !mcast_rec_match(comp, &qr, g))
 			continue;
 		if (comp & C(PORT_GID)) {
-			if (!mcast_member_find(sm->mcast, g->mlid, guid, &mv) ||
+			if (!mcast_member_find(sm->mcast, g->mgid, guid, &mv) ||
 			    memcmp(mv.port_gid, qr.port_gid, 16))
 				continue;
 			if ((comp & C(PROXY_JOIN)) && qr.proxy_join != mv.proxy_join)
@@ -140,7 +140,7 @@ static void mcm_get(struct sa_req *q, struct sa_resp *r)
 		if (q->trusted) {
 			/* every member that matches */
 			mpos = 0;
-			while (mcast_member_next(sm->mcast, g->mlid, &mpos, &mv))
+			while (mcast_member_next(sm->mcast, g->mgid, &mpos, &mv))
 				if (state_match(comp, &qr, g->scope, mv.join_state))
 					add(q, r, &gv, &mv);
 			continue;

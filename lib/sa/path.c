@@ -6,9 +6,13 @@
  *
  * End points. SGID and DGID name a port by its GUID or one of its alias
  * GUIDs (policy/alias.c; the record echoes the GID asked for); their
- * prefix must be ours or link-local (fe80::/10), else
- * ERR_REQ_INVALID_GID, as is a GUID no port has (OpenSM computes the same
- * status but then answers an empty table; the spec's status is sent here). SLID and DLID name the port
+ * prefix must be ours or link-local (fe80::/10), else ERR_REQ_INVALID_GID,
+ * as is a GUID no port has. A DGID of another subnet is the router port
+ * that prefix_routes_file names for its prefix (prefixroute.c): the record
+ * keeps the DGID asked for, its DLID is the router port's, HopLimit 255
+ * (as OpenSM; MultiPathRecord has no router: ERR_REQ_INVALID_GID). For a
+ * bad GID OpenSM computes the same status but then answers an empty
+ * table; the spec's status is sent here. SLID and DLID name the port
  * owning the LID (any LID of its LMC range); an unknown LID is no record.
  * A GID and a LID that name different ports: ERR_REQ_INVALID. A
  * multicast DGID would describe a group's path: no record until the
@@ -42,7 +46,7 @@
  * engine's is no path. PacketLifeTime: subnet_timeout, as OpenSM (not
  * packet_life_time, and nothing per hop); 0 for a port to itself.
  * HopLimit 0: paths stay in the subnet (a HopLimit above 1 makes the
- * Linux kernel add a GRH).
+ * Linux kernel add a GRH), but for a path to a router (255).
  *
  * Selectors (MTU, Rate, PacketLifeTime; only when both the value and its
  * selector are in the component mask, else ignored, as OpenSM): greater
@@ -80,6 +84,7 @@
 #include "config.h"
 
 #include <limits.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "core/log.h"
@@ -352,6 +357,7 @@ struct pq {
 	bool get;                 /* SubnAdmGet: one record */
 	bool echo_gids;           /* records carry the requested SGID/DGID */
 	bool full;                /* more records than one table may hold */
+	bool via_router;          /* the DGID is another subnet's: d is the router port */
 };
 
 /* enough records: stop looking */
@@ -380,6 +386,28 @@ static uint16_t gid_port(const struct pq *pq, const uint8_t *gid, const struct i
 	guid = alias_owner(pq->sm->aliases, bits_get(gid + 8, 0, 64));
 	*p = guid ? fabric_port_find(&pq->sm->fabric, guid) : NULL;
 	return endpoint(pq, *p) ? 0 : IBSM_SA_ERR_REQ_INVALID_GID;
+}
+
+/*
+ * The port a PathRecord's DGID names: a GID of another subnet (not ours,
+ * not link-local) is reached through the router port prefix_routes_file
+ * gives for its prefix (OpenSM's find_router); 0 or the SA status.
+ */
+static uint16_t dgid_port(struct pq *pq, const uint8_t *gid, const struct ibsm_port **p)
+{
+	uint64_t prefix = bits_get(gid, 0, 64);
+
+	if ((prefix & LINK_LOCAL_MASK) == LINK_LOCAL || prefix == pq->sm->conf->subnet_prefix)
+		return gid_port(pq, gid, p);
+	*p = sa_prefix_router(pq->sm, prefix);
+	if (!endpoint(pq, *p)) {
+		log_rl(&path_rl, IBSM_LOG_DEBUG,
+		       "sa: dgid prefix 0x%016" PRIx64 ": no router port for it", prefix);
+		*p = NULL;
+		return IBSM_SA_ERR_REQ_INVALID_GID;
+	}
+	pq->via_router = true;
+	return 0;
 }
 
 static const struct ibsm_port *lid_port(const struct pq *pq, uint16_t lid)
@@ -550,6 +578,8 @@ static bool make_path(const struct pq *pq, const struct ibsm_port *s, const stru
 	pr->raw_traffic = HAS(pq, IBSM_PR_RAW_TRAFFIC) && pq->req.raw_traffic;
 	pr->flow_label = HAS(pq, IBSM_PR_FLOW_LABEL) ? pq->req.flow_label : 0;
 	pr->hop_limit = HAS(pq, IBSM_PR_HOP_LIMIT) ? pq->req.hop_limit : 0;
+	if (pq->via_router)
+		pr->hop_limit = 0xff; /* the packets leave the subnet (as OpenSM) */
 	pr->tclass = HAS(pq, IBSM_PR_TCLASS) ? pq->req.tclass : 0;
 	pr->reversible = rev;
 	pr->num_path = 0; /* as OpenSM: the byte only answers Reversible */
@@ -736,7 +766,7 @@ static void path_get(struct sa_req *q, struct sa_resp *r)
 	if (HAS(&pq, IBSM_PR_DGID)) {
 		if (pq.req.dgid[0] == 0xff)
 			return; /* a multicast group's path: no group lookup yet */
-		r->status = gid_port(&pq, pq.req.dgid, &d);
+		r->status = dgid_port(&pq, pq.req.dgid, &d);
 		if (r->status)
 			return;
 	}

@@ -179,9 +179,9 @@ static void filter(const struct sa_req *q, struct sa_resp *r)
  * What ibsmd's SA supports, as OpenSM's osm_sa_class_port_info.c tells it
  * (CapabilityMask 0x2602, CapabilityMask2 0xB5E8 with its defaults), less
  * what ibsmd does not do: no Trap() from the SA, no optional records
- * beyond those served, no reinit; no ServiceRecords for multicast GIDs
- * (cap2 bit 8: service.c wants the requester's own GID), no QoS (bit 1).
- * Alias GUIDs (bit 5) are served: GUIDInfoRecord Set/Delete (guidinfo.c).
+ * beyond those served, no reinit; no QoS (bit 1). Alias GUIDs (cap2
+ * bit 5: GUIDInfoRecord Set/Delete, guidinfo.c) and ServiceRecords with a
+ * multicast ServiceGID (bit 8, service.c) are served.
  */
 void sa_classportinfo(const struct ibsm_conf *c, struct ibsm_cpi *out)
 {
@@ -191,9 +191,9 @@ void sa_classportinfo(const struct ibsm_conf *c, struct ibsm_cpi *out)
 	if (!c->disable_multicast)
 		out->cap_mask |= IBSM_CPI_CAP_UD_MCAST;
 	out->cap_mask2 = IBSM_CPI_CAP2_FULL_PIR | IBSM_CPI_CAP2_EXT_SPEEDS |
-			 IBSM_CPI_CAP2_PI_CAPMASK2 | IBSM_CPI_CAP2_SENDONLY_FULL |
-			 IBSM_CPI_CAP2_WIDTH_2X | IBSM_CPI_CAP2_SPEED_HDR |
-			 IBSM_CPI_CAP2_ALIAS_GUIDS;
+			 IBSM_CPI_CAP2_MCAST_SVC_RECS | IBSM_CPI_CAP2_PI_CAPMASK2 |
+			 IBSM_CPI_CAP2_SENDONLY_FULL | IBSM_CPI_CAP2_WIDTH_2X |
+			 IBSM_CPI_CAP2_SPEED_HDR | IBSM_CPI_CAP2_ALIAS_GUIDS;
 	if (c->use_mfttop)
 		out->cap_mask2 |= IBSM_CPI_CAP2_MCAST_TOP;
 	/* how long a client should wait for an answer: OpenSM's choice */
@@ -367,6 +367,7 @@ struct ibsm_sa *sa_new(struct ibsm_sm *sm)
 	sa->rmpp = rmpp_table_new(sm->base, sm->xport, &p);
 	sa->services = sa_service_new(sm);
 	sa->informs = sa_inform_new(sm);
+	sa->prefix_routes = sa_prefix_routes_new();
 	/* requests reach sm->sa: the SM stores the handle before the loop runs again */
 	xport_register_flags(sm->xport, IBSM_CLASS_SA, sa_request, sm, XPORT_UNMATCHED_TO_HANDLER);
 	return sa;
@@ -378,6 +379,7 @@ void sa_del(struct ibsm_sa *sa)
 		return;
 	xport_register(sa->sm->xport, IBSM_CLASS_SA, NULL, NULL);
 	sa_inform_del(sa->informs);
+	sa_prefix_routes_del(sa->prefix_routes);
 	sa_service_del(sa->services);
 	sa_view_del(sa->view);
 	rmpp_table_del(sa->rmpp);

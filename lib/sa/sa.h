@@ -37,8 +37,9 @@ int sa_db_dump(const struct ibsm_sm *sm, const char *path);
 /* restore groups, members (ports in the fabric) and services from path: lines that do
  * not parse are warned about as path:line and skipped; the number of them, or -errno */
 int sa_db_load(struct ibsm_sm *sm, const char *path);
-/* after a heavy sweep as master: sa_db_file read the first time, then the dump written
- * to dump_files_dir when sa_db_dump is set */
+/* after a heavy sweep as master: prefix_routes_file read again when it changed,
+ * sa_db_file read the first time, then the dump written to dump_files_dir when
+ * sa_db_dump is set */
 void sa_db_after_sweep(struct ibsm_sm *sm);
 
 /* --- inform.c: subscriptions and Reports --- */

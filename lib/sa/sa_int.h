@@ -21,6 +21,7 @@ struct ibsm_port;
 struct rmpp_table;
 struct sa_services;
 struct sa_informs;
+struct sa_prefix_routes;
 struct sa_view_state;
 
 struct ibsm_sa_stats {
@@ -36,6 +37,7 @@ struct ibsm_sa {
 	struct rmpp_table *rmpp;       /* tables being sent */
 	struct sa_services *services;  /* ServiceRecords (service.c) */
 	struct sa_informs *informs;    /* InformInfo subscriptions (inform.c) */
+	struct sa_prefix_routes *prefix_routes; /* prefix_routes_file (prefixroute.c) */
 	struct sa_view_state *view;    /* LID index, sweep generations (view.c), made on use */
 	bool db_loaded;                /* sa_db_file was read (sadb.c), or there was none */
 	struct ibsm_sa_stats stats;
@@ -54,6 +56,29 @@ int sa_service_restore(struct sa_services *st, const struct ibsm_service_rec *re
 /* inform.c: the InformInfo subscriptions and Reports of sm's SA */
 struct sa_informs *sa_inform_new(struct ibsm_sm *sm);
 void sa_inform_del(struct sa_informs *st);
+/* each subscription, in order: subscriber port, its Enum, the InformInfo
+ * (QPN: where Reports go) and the address the Set came from */
+void sa_inform_each(const struct sa_informs *st,
+		    void (*fn)(void *arg, uint64_t guid, uint16_t enum_,
+			       const struct ibsm_inform_info *ii, const struct ibsm_mad_addr *to),
+		    void *arg);
+/* a subscription from the SA database; one already there is kept as it is
+ * (-EEXIST); -EINVAL (no GUID, no QPN, not a subscription), -ENOSPC (limits) */
+int sa_inform_restore(struct sa_informs *st, uint64_t guid, uint16_t enum_,
+		      const struct ibsm_inform_info *ii, const struct ibsm_mad_addr *to);
+
+/* prefixroute.c: prefix_routes_file, the router ports to other subnets */
+struct sa_prefix_routes *sa_prefix_routes_new(void);
+void sa_prefix_routes_del(struct sa_prefix_routes *pr);
+/* read path (none, missing or "(null)": no routes) unless it is the file read last and
+ * unchanged; 0, or the number of bad lines (each warned about as file:line) */
+int sa_prefix_routes_load(struct sa_prefix_routes *pr, const char *path);
+/* the routes read */
+size_t sa_prefix_routes_count(const struct sa_prefix_routes *pr);
+/* the router port for a DGID with this foreign subnet prefix, NULL if none */
+const struct ibsm_port *sa_prefix_router(struct ibsm_sm *sm, uint64_t prefix);
+/* after a heavy sweep: prefix_routes_file read again if it changed */
+void sa_prefix_routes_refresh(struct ibsm_sm *sm);
 
 /* one SA request, checked */
 struct sa_req {

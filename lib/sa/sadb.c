@@ -1,6 +1,7 @@
 /*
  * sadb.c: the SA database file, in OpenSM's opensm-sa.dump format, so
- * that multicast groups and ServiceRecords survive a restart of ibsmd
+ * that multicast groups, InformInfo subscriptions and ServiceRecords
+ * survive a restart of ibsmd
  * (sa_db_dump writes it after each heavy sweep into dump_files_dir,
  * sa_db_file names the file read once, after the first heavy sweep that
  * brings the subnet up as master, when the members' ports are known) and a file written by
@@ -14,14 +15,21 @@
  *   Service Record: id=.. gid=..:.. pkey=.. lease=.. key=..:.. name='..'
  *       data8=..:.. data16=..:.. data32=..:.. data64=..:..
  *       modified_time=.. lease_period=..
+ *   InformInfo Record: subscriber_gid=..:.. subscriber_enum=.. InformInfo:
+ *       gid=..:.. lid_range_begin=.. lid_range_end=.. is_generic=..
+ *       subscribe=.. trap_type=.. trap_num=.. qpn_resp_time_val=..
+ *       node_type=.. rep_addr: lid=.. path_bits=.. static_rate=..
+ *       remote_qp=.. remote_qkey=.. pkey_ix=.. sl=..
  * (one line each, all values hex). mcm_port lines belong to the group
  * above them. Fields are found by name, in order, as OpenSM's loader
  * finds them. Differences from OpenSM: a line that does not parse is
  * reported as file:line and skipped, the rest is loaded (OpenSM stops at
  * the first); modified_time is the wall-clock time of the dump and
  * lease_period the seconds then left, so a lease keeps running across the
- * restart. InformInfo and GUIDInfo lines are not written and are skipped
- * when read (ibsmd keeps no alias GUIDs; subscribers subscribe again).
+ * restart; a subscription keeps its Enum unless the port already uses it,
+ * and Reports go to the subscriber port's LID of the day (rep_addr's LID
+ * is written, not used). GUIDInfo lines are skipped here (alias GUIDs are
+ * guidinfo.c's).
  */
 #include "config.h"
 
@@ -83,7 +91,7 @@ static void write_groups(const struct ibsm_sm *sm, FILE *f)
 			(unsigned)r->sl << 28 | (r->flow_label & 0xfffffu) << 8 | r->hop_limit,
 			(unsigned)(r->scope << 4), 0u);
 		mpos = 0;
-		while (mcast_member_next(sm->mcast, r->mlid, &mpos, &mv)) {
+		while (mcast_member_next(sm->mcast, r->mgid, &mpos, &mv)) {
 			fprintf(f, "mcm_port:");
 			put_gid(f, "port_gid", mv.port_gid);
 			fprintf(f, " scope_state=0x%02x proxy_join=0x%x\n\n",
@@ -117,12 +125,45 @@ static void write_service(void *arg, const struct ibsm_service_rec *s, uint32_t 
 	fprintf(f, " modified_time=0x%x lease_period=0x%x\n\n", (unsigned)time(NULL), left);
 }
 
+struct inform_out {
+	FILE *f;
+	uint64_t prefix;
+};
+
+static void write_inform(void *arg, uint64_t guid, uint16_t enum_,
+			 const struct ibsm_inform_info *ii, const struct ibsm_mad_addr *to)
+{
+	const struct inform_out *o = arg;
+	FILE *f = o->f;
+
+	fprintf(f, "InformInfo Record: subscriber_gid=0x%016" PRIx64 ":0x%016" PRIx64
+		" subscriber_enum=0x%x InformInfo:", o->prefix, guid, enum_);
+	put_gid(f, "gid", ii->gid);
+	fprintf(f,
+		" lid_range_begin=0x%x lid_range_end=0x%x is_generic=0x%x subscribe=0x%x"
+		" trap_type=0x%x trap_num=0x%x qpn_resp_time_val=0x%x node_type=0x%06x",
+		ii->lid_range_begin, ii->lid_range_end, ii->is_generic, ii->subscribe, ii->type,
+		ii->trap_num_or_dev_id, (ii->qpn & 0xffffffu) << 8 | (ii->resp_time & 0x1fu),
+		ii->producer_or_vendor & 0xffffffu);
+	/* path_bits and static_rate: ibsmd sends Reports to the base LID at the
+	 * port's rate, as OpenSM does with the zeros it dumps */
+	fprintf(f,
+		" rep_addr: lid=0x%04x path_bits=0x00 static_rate=0x00 remote_qp=0x%08x"
+		" remote_qkey=0x%08x pkey_ix=0x%04x sl=0x%02x\n\n",
+		to->lid, to->qpn, to->qkey, to->pkey_index, to->sl);
+}
+
 int sa_db_write(const struct ibsm_sm *sm, FILE *f)
 {
 	if (sm->mcast)
 		write_groups(sm, f);
-	if (sm->sa)
+	if (sm->sa) {
+		struct inform_out o = {.f = f, .prefix = sm->conf->subnet_prefix};
+
+		/* OpenSM's order: groups, informs, services */
+		sa_inform_each(sm->sa->informs, write_inform, &o);
 		sa_service_each(sm->sa->services, write_service, f);
+	}
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -293,27 +334,63 @@ static bool parse_service(struct sadb_parse *ps, struct ibsm_service_rec *s, uin
 	return true;
 }
 
+static bool parse_inform(struct sadb_parse *ps, uint64_t *guid, uint16_t *enum_,
+			 struct ibsm_inform_info *ii, struct ibsm_mad_addr *to)
+{
+	uint64_t v;
+
+	memset(ii, 0, sizeof(*ii));
+	memset(to, 0, sizeof(*to));
+	take_v(ps, " subscriber_gid=0x", 64);
+	*guid = take_v(ps, ":0x", 64);
+	*enum_ = (uint16_t)take_v(ps, " subscriber_enum=0x", 16);
+	take_bytes16(ps, " gid=0x", ii->gid);
+	ii->lid_range_begin = (uint16_t)take_v(ps, " lid_range_begin=0x", 16);
+	ii->lid_range_end = (uint16_t)take_v(ps, " lid_range_end=0x", 16);
+	ii->is_generic = (uint8_t)take_v(ps, " is_generic=0x", 8);
+	ii->subscribe = (uint8_t)take_v(ps, " subscribe=0x", 8);
+	ii->type = (uint16_t)take_v(ps, " trap_type=0x", 16);
+	ii->trap_num_or_dev_id = (uint16_t)take_v(ps, " trap_num=0x", 16);
+	v = take_v(ps, " qpn_resp_time_val=0x", 32);
+	ii->qpn = (uint32_t)(v >> 8);
+	ii->resp_time = v & 0x1f;
+	ii->producer_or_vendor = (uint32_t)take_v(ps, " node_type=0x", 24);
+	to->lid = (uint16_t)take_v(ps, " rep_addr: lid=0x", 16);
+	take_v(ps, " path_bits=0x", 8);
+	take_v(ps, " static_rate=0x", 8);
+	to->qpn = (uint32_t)take_v(ps, " remote_qp=0x", 32);
+	to->qkey = (uint32_t)take_v(ps, " remote_qkey=0x", 32);
+	to->pkey_index = (uint16_t)take_v(ps, " pkey_ix=0x", 16);
+	to->sl = (uint8_t)take_v(ps, " sl=0x", 4);
+	if (!ps->bad && (!*guid || !ii->qpn || ii->subscribe != 1))
+		ps->bad = "a subscription (subscriber, QPN, subscribe 1)";
+	return !ps->bad;
+}
+
 struct sadb_load {
 	struct ibsm_sm *sm;
-	uint16_t group;    /* the group mcm_port lines go to, 0 if none */
-	unsigned groups, members, services, errors;
+	uint8_t group[16]; /* the group mcm_port lines go to (its MGID) */
+	bool in_group;     /* there is one */
+	unsigned groups, members, services, informs, errors;
 };
 
 static void group_end(struct sadb_load *ld)
 {
-	if (ld->group)
+	if (ld->in_group)
 		mcast_restore_done(ld->sm->mcast, ld->group);
-	ld->group = 0;
+	ld->in_group = false;
 }
 
 static void load_line(struct sadb_load *ld, struct sadb_parse *ps)
 {
 	struct ibsm_mcmember_rec r;
 	struct ibsm_service_rec s;
+	struct ibsm_inform_info ii;
+	struct ibsm_mad_addr to;
 	uint8_t gid[16];
 	uint32_t left;
-	uint16_t mlid;
-	uint64_t js, proxy;
+	uint16_t mlid, enum_;
+	uint64_t js, proxy, guid;
 
 	if (!strncmp(ps->p, "MC Group", 8)) {
 		const char *colon = strchr(ps->p, ':');
@@ -322,8 +399,9 @@ static void load_line(struct sadb_load *ld, struct sadb_parse *ps)
 		group_end(ld);
 		if (!parse_group(ps, &r, &mlid) || !ld->sm->mcast)
 			return;
-		ld->group = mcast_restore_group(ld->sm->mcast, &r, well_known);
-		if (!ld->group)
+		ld->in_group = mcast_restore_group(ld->sm->mcast, &r, well_known) != 0;
+		memcpy(ld->group, r.mgid, 16);
+		if (!ld->in_group)
 			log_warnx("%s:%u: multicast group on mlid 0x%04x not restored (mlid in use "
 				  "or beyond the switches)", ps->file, ps->line, mlid);
 		else
@@ -332,7 +410,7 @@ static void load_line(struct sadb_load *ld, struct sadb_parse *ps)
 		take_bytes16(ps, " port_gid=0x", gid);
 		js = take_v(ps, " scope_state=0x", 8);
 		proxy = take_v(ps, " proxy_join=0x", 8);
-		if (ps->bad || !ld->group)
+		if (ps->bad || !ld->in_group)
 			return;
 		if (mcast_restore_member(ld->sm->mcast, ld->group, gid, js & 0xf, proxy != 0))
 			ld->members++;
@@ -342,8 +420,12 @@ static void load_line(struct sadb_load *ld, struct sadb_parse *ps)
 			return;
 		if (sa_service_restore(ld->sm->sa->services, &s, left) == 0)
 			ld->services++;
-	} else if (!strncmp(ps->p, "InformInfo Record:", 18) ||
-		   !strncmp(ps->p, "GUIDInfo Record:", 16)) {
+	} else if (!strncmp(ps->p, "InformInfo Record:", 18)) {
+		group_end(ld);
+		if (parse_inform(ps, &guid, &enum_, &ii, &to) &&
+		    sa_inform_restore(ld->sm->sa->informs, guid, enum_, &ii, &to) == 0)
+			ld->informs++;
+	} else if (!strncmp(ps->p, "GUIDInfo Record:", 16)) {
 		group_end(ld); /* not kept by ibsmd: skipped */
 	} else {
 		ps->bad = "a record name";
@@ -385,9 +467,9 @@ int sa_db_load(struct ibsm_sm *sm, const char *path)
 	}
 	group_end(&ld);
 	fclose(f);
-	log_info("sa database %s: %u multicast groups, %u members, %u services restored, "
-		 "%u lines skipped",
-		 path, ld.groups, ld.members, ld.services, ld.errors);
+	log_info("sa database %s: %u multicast groups, %u members, %u services, %u informs "
+		 "restored, %u lines skipped",
+		 path, ld.groups, ld.members, ld.services, ld.informs, ld.errors);
 	return (int)ld.errors;
 }
 
@@ -399,6 +481,7 @@ void sa_db_after_sweep(struct ibsm_sm *sm)
 
 	if (!sm->sa || sm->state != IBSM_SM_MASTER)
 		return;
+	sa_prefix_routes_refresh(sm);
 	/* once the subnet is up: the MLIDs the switches take are known by then */
 	if (!sm->sa->db_loaded && sm->subnet_up) {
 		sm->sa->db_loaded = true;

@@ -15,6 +15,10 @@
  * everything and sees every ServiceKey):
  *  - Set and Delete only for the requester's own port: the ServiceGID's
  *    GUID must be the requesting port's (OpenSM does not check this);
+ *  - a multicast ServiceGID (ClassPortInfo CapabilityMask2 bit 8) names a
+ *    service offered to a group, which no port owns: any port may register
+ *    or remove it, as in OpenSM, the ServiceKey rule below protecting a
+ *    keyed record; its GID is not checked against the groups (as OpenSM);
  *  - a ServiceP_Key the requesting port is not a member of is refused
  *    (as OpenSM);
  *  - a record registered with a ServiceKey other than zero is updated or
@@ -55,7 +59,7 @@ struct svc {
 	TAILQ_ENTRY(svc) entry;
 	struct sa_services *st;
 	struct ibsm_service_rec rec; /* as registered; lease as asked for */
-	uint64_t guid;               /* the ServiceGID's GUID */
+	uint64_t guid;               /* gid_owner(): the ServiceGID's GUID, an MGID folded */
 	uint64_t expires_ms;         /* monotonic; 0 with an infinite lease */
 	struct event *timer;         /* lease expiry, NULL with an infinite lease */
 };
@@ -72,6 +76,18 @@ static struct log_ratelimit svc_rl = LOG_RATELIMIT_INIT(10, 1);
 static uint64_t gid_guid(const uint8_t gid[16])
 {
 	return bits_get(gid, 64, 64);
+}
+
+/*
+ * What a record is counted under (SVC_MAX_PER_PORT): the GUID of a unicast
+ * ServiceGID; an MGID folded to 64 bits, never 0 (a map key), so that one
+ * group's records are limited as one port's are.
+ */
+static uint64_t gid_owner(const uint8_t gid[16])
+{
+	if (gid[0] != 0xff)
+		return gid_guid(gid);
+	return (bits_get(gid, 0, 64) ^ gid_guid(gid) * 0x9e3779b97f4a7c15ull) | 1;
 }
 
 static size_t port_count(const struct sa_services *st, uint64_t guid)
@@ -144,7 +160,7 @@ static struct svc *svc_new(struct sa_services *st, const struct ibsm_service_rec
 
 	s->st = st;
 	s->rec = *rec;
-	s->guid = gid_guid(rec->gid);
+	s->guid = gid_owner(rec->gid);
 	TAILQ_INSERT_TAIL(&st->list, s, entry);
 	st->n++;
 	port_count_add(st, s->guid, 1);
@@ -198,12 +214,18 @@ static void request_record(const struct sa_req *q, struct ibsm_service_rec *in)
 		in->pkey = IBSM_PKEY_DEFAULT;
 }
 
+/* a ServiceGID a record may have: multicast, or a unicast one with a GUID */
+static bool gid_ok(const uint8_t gid[16])
+{
+	return gid[0] == 0xff || gid_guid(gid) != 0;
+}
+
 /* may the requester register or remove this service? 0 or an SA status */
 static uint16_t check_requester(const struct sa_req *q, const struct ibsm_service_rec *in)
 {
 	uint64_t guid = gid_guid(in->gid);
 
-	if (!guid)
+	if (!gid_ok(in->gid))
 		return IBSM_SA_ERR_REQ_INVALID_GID;
 	if (q->trusted)
 		return 0;
@@ -211,6 +233,13 @@ static uint16_t check_requester(const struct sa_req *q, const struct ibsm_servic
 		log_rl(&svc_rl, IBSM_LOG_INFO, "service request from unknown lid %u refused",
 		       q->from.lid);
 		return IBSM_SA_ERR_REQ_INVALID;
+	}
+	if (in->gid[0] == 0xff) {
+		/* a group's service: the requester's P_Key check alone (as OpenSM) */
+		if ((q->sa.comp_mask & IBSM_SA_COMP(IBSM_SR_PKEY)) &&
+		    !pkey_member(q->sm->parts, q->port, in->pkey, NULL))
+			return IBSM_SA_ERR_REQ_INVALID;
+		return 0;
 	}
 	if (q->port->guid != guid) {
 		log_rl(&svc_rl, IBSM_LOG_INFO,
@@ -273,7 +302,7 @@ static void svc_set(struct sa_req *q, struct sa_resp *r)
 		s->rec = in;
 		lease_start(s);
 	} else {
-		uint64_t guid = gid_guid(in.gid);
+		uint64_t guid = gid_owner(in.gid);
 
 		if (st->n >= SVC_MAX || port_count(st, guid) >= SVC_MAX_PER_PORT) {
 			log_rl(&svc_rl, IBSM_LOG_WARN,
@@ -347,10 +376,10 @@ void sa_service_each(const struct sa_services *st,
 int sa_service_restore(struct sa_services *st, const struct ibsm_service_rec *rec, uint32_t left)
 {
 	struct ibsm_service_rec tmp = *rec;
-	uint64_t guid = gid_guid(rec->gid);
+	uint64_t guid = gid_owner(rec->gid);
 	struct svc *s;
 
-	if (!guid || !left)
+	if (!gid_ok(rec->gid) || !left)
 		return -EINVAL;
 	if (svc_find(st, rec))
 		return 0; /* as OpenSM's loader: the record there wins */

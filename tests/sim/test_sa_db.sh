@@ -1,10 +1,11 @@
 #!/bin/bash
 # sa_db_dump and sa_db_file across a restart (fat tree k=4): with sa_db_dump TRUE, hosts
-# create and join a multicast group (full, non member) and register a ServiceRecord with
-# sa_client; after a heavy sweep opensm-sa.dump in dump_files_dir holds them (OpenSM's
-# format); ibsmd stops, starts again with sa_db_file naming that dump, and after its
-# first sweep saquery finds the group on the same MLID and the service; the members are
-# members again (their leaves are accepted, not refused as strangers').
+# create and join a multicast group (full, non member), register a ServiceRecord and
+# subscribe to a trap (InformInfo) with sa_client; after a heavy sweep opensm-sa.dump in
+# dump_files_dir holds them (OpenSM's format); ibsmd stops, starts again with sa_db_file
+# naming that dump, and after its first sweep saquery finds the group on the same MLID,
+# the service and the subscription; the members are members again (their leaves are
+# accepted, not refused as strangers'), and the subscriber unsubscribes what it had.
 # shellcheck disable=SC1091
 . "$(dirname "$0")/lib.sh"
 sim_init
@@ -38,6 +39,8 @@ sac $H1 join $G --create
 sac $H2 join $G
 sac $H3 join $G --state non
 sac $H4 service register $SID "sadb test service"
+# a subscription to a trap nobody sends (a Report to a client that is gone fails)
+sac $H4 inform 0x7777
 sim_run saquery -m >"$T/m.1" || t_fail "saquery -m failed"
 MLID=$(mlid_of_g "$T/m.1")
 [ -n "$MLID" ] || t_fail "saquery -m does not show $G: $(head -c 400 "$T/m.1")"
@@ -51,6 +54,8 @@ grep -q "^Service Record: id=0x100000000000cafe .*name='sadb test service'" "$DU
 grep -q "^MC Group $(printf '0x%04x' $((MLID))): mgid=0xff15123400000000:0x0000000000000007 " "$DUMP" ||
 	t_fail "no group $G on $MLID in $DUMP: $(head -c 600 "$DUMP")"
 [ "$(grep -c '^mcm_port: ' "$DUMP")" -ge 3 ] || t_fail "members missing in $DUMP"
+grep -q "^InformInfo Record: subscriber_gid=0xfe80000000000000:0x[0-9a-f]* subscriber_enum=0x0 InformInfo: gid=0x0000000000000000:0x0000000000000000 lid_range_begin=0xffff .* trap_num=0x7777 qpn_resp_time_val=0x112 .* rep_addr: lid=" "$DUMP" ||
+	t_fail "no subscription in $DUMP: $(grep -i inform "$DUMP")"
 t_info "dump: $(grep -c '^MC Group' "$DUMP") groups, $(grep -c '^mcm_port' "$DUMP") members"
 cp "$DUMP" "$T/sa.dump"
 sm_stop
@@ -60,18 +65,24 @@ printf 'partition_config_file %s\nsa_db_file %s\n' "$T/no-partitions.conf" "$T/s
 	>"$T/2.conf"
 sm_start -F "$T/2.conf"
 sm_wait_up 30
-wait_log "$SM_LOG" "sa database .*: [1-9][0-9]* multicast groups, [3-9][0-9]* members, 1 services restored, 0 lines skipped" 10
+wait_log "$SM_LOG" "sa database .*: [1-9][0-9]* multicast groups, [3-9][0-9]* members, 1 services, 1 informs restored, 0 lines skipped" 10
 sim_run saquery -m >"$T/m.2" || t_fail "saquery -m failed"
 [ "$(mlid_of_g "$T/m.2")" = "$MLID" ] || t_fail "$G: mlid '$(mlid_of_g "$T/m.2")', want $MLID"
 sim_run saquery SR >"$T/sr" || t_fail "saquery SR failed"
 grep -q "ServiceName\.*sadb test service" "$T/sr" || t_fail "saquery SR: $(head -c 400 "$T/sr")"
 sac $H4 service query $SID
+# the subscription is back as it was: saquery lists it, its port unsubscribes it
+sim_run saquery IIR >"$T/iir" || t_fail "saquery IIR failed"
+grep -q "trap_num\.*30583$" "$T/iir" && grep -q "resp_time_val\.*0x12$" "$T/iir" ||
+	t_fail "saquery IIR: $(head -c 600 "$T/iir")"
+sac $H4 inform 0x7777 --unsubscribe
+sac $H4 inform 0x7777 --unsubscribe --expect 0x0200
 sac $H3 leave $G --state non
 sac $H2 leave $G
 sac $H1 leave $G
 sim_run saquery -m >"$T/m.3" || t_fail "saquery -m failed"
 [ -z "$(mlid_of_g "$T/m.3")" ] || t_fail "$G still there after its last full member left"
-t_info "group and service back after the restart; members leave as members"
+t_info "group, service and subscription back after the restart; members leave as members"
 
 t_step "a damaged dump: warned, the rest loaded, the daemon up"
 sm_stop
@@ -82,6 +93,6 @@ sm_start -F "$T/3.conf"
 sm_wait_up 30
 wait_log "$SM_LOG" "bad.dump:1: cannot read" 10
 wait_log "$SM_LOG" "bad.dump:2: cannot read" 10
-wait_log "$SM_LOG" "1 services restored, 2 lines skipped" 10
+wait_log "$SM_LOG" "1 services, 0 informs restored, 2 lines skipped" 10
 sm_stop
 t_info "ok"

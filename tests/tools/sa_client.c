@@ -39,6 +39,10 @@
  *   guidinfo get LID BLOCK [--expect STATUS]
  * I: the index in the block (0-7, bit I+4 of the component mask); GUID 0
  * asks the SM for one. Prints the block of the answer.
+ * Event forwarding (InformInfo, IBA 13.4.8.3), this port's QP1 the subscriber:
+ *   inform TRAP [--unsubscribe] [--expect STATUS]
+ * a Set(InformInfo) of generic trap TRAP from any LID (GID 0, LIDRangeBegin
+ * 0xFFFF), any type and producer, RespTimeValue 18; --unsubscribe: Subscribe 0.
  *
  * Commands are the table at the end: more go there.
  */
@@ -65,6 +69,7 @@
 #define ATTR_MCMEMBER   0x0038
 #define ATTR_SERVICE    0x0031
 #define ATTR_GUIDINFO   0x0030
+#define ATTR_INFORM     0x0003
 #define METHOD_GET      0x01
 #define METHOD_SET      0x02
 #define METHOD_DELETE   0x15
@@ -702,6 +707,56 @@ static int cmd_guidinfo(struct sac *c, int argc, char **argv)
 	return 0;
 }
 
+/* --- InformInfo --- */
+
+#define II_SIZE 36
+
+static int cmd_inform(struct sac *c, int argc, char **argv)
+{
+	uint8_t rec[II_SIZE] = {0}, resp[MAD_SIZE];
+	uint64_t trap, expect = 0;
+	bool sub = true;
+	uint16_t st;
+	int i;
+
+	if (argc < 1 || !parse_num(argv[0], 0xffff, &trap)) {
+		warnx_("inform: want TRAP");
+		return 2;
+	}
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--unsubscribe")) {
+			sub = false;
+		} else if (!strcmp(argv[i], "--expect") && i + 1 < argc &&
+			   parse_num(argv[i + 1], 0xffff, &expect)) {
+			i++;
+		} else {
+			warnx_("inform: bad option %s", argv[i]);
+			return 2;
+		}
+	}
+	/* GID 0 (bytes 0-15), LIDRangeBegin 0xFFFF: every LID; IsGeneric; Subscribe */
+	rec[16] = rec[17] = 0xff;
+	rec[22] = 1;
+	rec[23] = sub;
+	rec[24] = rec[25] = 0xff; /* Type: any */
+	rec[26] = (uint8_t)(trap >> 8);
+	rec[27] = (uint8_t)trap;
+	rec[30] = 1;              /* QPN 1 (bytes 28-30) */
+	rec[31] = 18;             /* RespTimeValue */
+	rec[33] = rec[34] = rec[35] = 0xff; /* ProducerType: any */
+	if (sac_call(c, METHOD_SET, ATTR_INFORM, 0, 0, rec, sizeof(rec), resp) < 0)
+		return 2;
+	st = mad_status(resp);
+	printf("inform trap %u %s status 0x%04x subscribe %u\n", (unsigned)trap,
+	       sub ? "subscribe" : "unsubscribe", st, resp[SA_DATA + 23]);
+	fflush(stdout);
+	if (st != expect) {
+		warnx_("inform: status 0x%04x, expected 0x%04x", st, (unsigned)expect);
+		return 1;
+	}
+	return 0;
+}
+
 /* --- main --- */
 
 struct command {
@@ -721,6 +776,7 @@ static const struct command commands[] = {
 	 cmd_service},
 	{"guidinfo", "set LID BLOCK I=GUID... | delete LID BLOCK I... | get LID BLOCK"
 		     " [--expect STATUS]", cmd_guidinfo},
+	{"inform", "TRAP [--unsubscribe] [--expect STATUS]", cmd_inform},
 	{NULL, NULL, NULL},
 };
 

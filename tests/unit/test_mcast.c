@@ -1112,7 +1112,7 @@ START_TEST(t_groups_without_sm)
 	ck_assert_uint_eq(mcast_join(m, &rq, &out), 0);
 	ck_assert_uint_eq(out.mlid, IBSM_MLID_BASE + 1);
 	ck_assert_uint_eq(mcast_groups(m), 2);
-	ck_assert(mcast_member_find(m, IBSM_MLID_BASE + 1, 0x201, &mv));
+	ck_assert(mcast_member_find(m, out.mgid, 0x201, &mv));
 	ck_assert_uint_eq(mv.join_state, IBSM_JOIN_FULL);
 	/* a non-member may not create one */
 	rq = tiny_req(&ca->ports[1], 3, IBSM_JOIN_NON);
@@ -1191,6 +1191,7 @@ START_TEST(t_sa_db_restart)
 	uint8_t mgid1[16], mgid2[16], js[NHOSTS] = {0};
 	struct ibsm_mcmember_rec out;
 	struct mcast_member_view mv;
+	struct mcast_group_view gv;
 	struct simenv e;
 	uint16_t mlid1, mlid2;
 
@@ -1224,13 +1225,17 @@ START_TEST(t_sa_db_restart)
 			    (const char *const[]){"sa_db_file", path, "sa_db_dump", "TRUE",
 						  "dump_files_dir", dir2, NULL}));
 	ck_assert_uint_eq(mcast_groups(e.sm->mcast), 3);
-	ck_assert(mcast_member_find(e.sm->mcast, mlid1, guid_of(&e, 2), &mv));
+	ck_assert(mcast_member_find(e.sm->mcast, mgid1, guid_of(&e, 2), &mv));
 	ck_assert_uint_eq(mv.join_state, IBSM_JOIN_FULL);
-	ck_assert(mcast_member_find(e.sm->mcast, mlid1, guid_of(&e, 5), &mv));
+	ck_assert(mcast_member_find(e.sm->mcast, mgid1, guid_of(&e, 5), &mv));
 	ck_assert_uint_eq(mv.join_state, IBSM_JOIN_NON);
-	ck_assert(mcast_member_find(e.sm->mcast, mlid1, guid_of(&e, 6), &mv));
+	ck_assert(mcast_member_find(e.sm->mcast, mgid1, guid_of(&e, 6), &mv));
 	ck_assert_uint_eq(mv.join_state, IBSM_JOIN_SENDONLY_FULL);
-	ck_assert(mcast_member_find(e.sm->mcast, mlid2, guid_of(&e, 0), &mv));
+	ck_assert(mcast_member_find(e.sm->mcast, mgid2, guid_of(&e, 0), &mv));
+	ck_assert(group_get(&e, mgid1, &gv));
+	ck_assert_uint_eq(gv.rec.mlid, mlid1);
+	ck_assert(group_get(&e, mgid2, &gv));
+	ck_assert_uint_eq(gv.rec.mlid, mlid2);
 	settle(&e);
 	check_tree(&e, mlid1, js);
 	/* a join to the restored group is a join, not a create */
@@ -1292,11 +1297,198 @@ START_TEST(t_sa_db_bad_lines)
 	write_file(path, text);
 	/* garbage, truncated group, bad id, long line */
 	ck_assert_int_eq(sa_db_load(e.sm, path), 4);
-	ck_assert(mcast_member_find(e.sm->mcast, 0xc007, guid_of(&e, 1), &mv));
+	ck_assert(mcast_member_find(e.sm->mcast,
+				    (const uint8_t[16]){0xff, 0x15, 0xa0, 0x1b, 0xfe, 0x80, [15] = 7},
+				    guid_of(&e, 1), &mv));
 	ck_assert_uint_eq(mcast_groups(e.sm->mcast), 2);
 	/* a file that is not there */
 	snprintf(path, sizeof(path), "%s/none.dump", dir);
 	ck_assert_int_lt(sa_db_load(e.sm, path), 0);
+	simenv_fini(&e);
+	check_rmtree(dir);
+}
+END_TEST
+
+/* --- consolidate_ipv6_snm_req: solicited-node groups share an MLID --- */
+
+/* ff1<scope>:601b:ffff:0000:0000:<b11>:ff<xxxxxx>, an IPv6 solicited-node MGID when b11 is 1 */
+static void snm_make(uint8_t mgid[16], unsigned scope, uint8_t b11, uint32_t low24)
+{
+	memset(mgid, 0, 16);
+	mgid[0] = 0xff;
+	mgid[1] = (uint8_t)(0x10 | scope);
+	mgid[2] = 0x60;
+	mgid[3] = 0x1b;
+	mgid[4] = mgid[5] = 0xff;
+	mgid[11] = b11;
+	mgid[12] = 0xff;
+	mgid[13] = (uint8_t)(low24 >> 16);
+	mgid[14] = (uint8_t)(low24 >> 8);
+	mgid[15] = (uint8_t)low24;
+}
+
+/* a create or join as IPoIB sends it (the broadcast group's Q_Key), MLID asked for */
+static uint16_t snm_join(struct simenv *e, int who, const uint8_t mgid[16], uint8_t js,
+			 uint16_t mlid, struct ibsm_mcmember_rec *out)
+{
+	struct ibsm_mcmember_rec r = mrec(e, mgid, who, js);
+	struct answer a;
+
+	r.qkey = 0x0b1b;
+	r.mlid = mlid;
+	sa(e, who, IBSM_METHOD_SET, CREATE_COMP | (mlid ? C(MLID) : 0), 0, &r, &a);
+	if (!a.status && out)
+		*out = a.recs[0];
+	return a.status;
+}
+
+/*
+ * As OpenSM: each solicited-node MGID is its own group (members, traps
+ * 66/67, leaves), but those that differ in their last 24 bits only share
+ * one MLID, whose tree reaches the members of them all; the MLID goes with
+ * the last of them. Another scope, another byte 11 or a non-SNM MGID get
+ * their own; a free MLID asked for is taken first. The shared MLID comes
+ * back from the SA database.
+ */
+START_TEST(t_ipv6_snm_consolidate)
+{
+	char dir[256], dir2[256], path[300];
+	uint8_t a[16], b[16], c[16], other[16], js[NHOSTS] = {0};
+	struct ibsm_mcmember_rec out;
+	struct mcast_group_view gv;
+	struct mcast_member_view mv;
+	struct simenv e;
+	uint16_t mlid;
+
+	start(&e, conf_with(dir, sizeof(dir),
+			    (const char *const[]){"consolidate_ipv6_snm_req", "TRUE", NULL}));
+	snm_make(a, 2, 1, 0x000001);
+	snm_make(b, 2, 1, 0xabcdef);
+	ck_assert_uint_eq(snm_join(&e, 0, a, IBSM_JOIN_FULL, 0, &out), 0);
+	mlid = out.mlid;
+	ck_assert_uint_ne(mlid, IBSM_MLID_BASE); /* the broadcast group's */
+	ck_assert_uint_eq(snm_join(&e, 3, b, IBSM_JOIN_FULL, 0, &out), 0);
+	ck_assert_uint_eq(out.mlid, mlid);
+	ck_assert_int_eq(memcmp(out.mgid, b, 16), 0);
+	ck_assert_uint_eq(snm_join(&e, 5, a, IBSM_JOIN_FULL, 0, &out), 0);
+	ck_assert_uint_eq(out.mlid, mlid);
+	ck_assert_uint_eq(traps66, 2); /* one per group */
+	ck_assert_uint_eq(mcast_groups(e.sm->mcast), 3);
+	ck_assert_uint_eq(mcast_mlids_in_use(e.sm->mcast), 2);
+	/* the groups stay apart: members, views */
+	ck_assert(mcast_member_find(e.sm->mcast, a, guid_of(&e, 5), &mv));
+	ck_assert(!mcast_member_find(e.sm->mcast, b, guid_of(&e, 5), &mv));
+	ck_assert(group_get(&e, b, &gv));
+	ck_assert_uint_eq(gv.members, 1);
+	ck_assert_uint_eq(gv.rec.mlid, mlid);
+	/* not shared: byte 11 not 1, another byte 11 that matches OpenSM's mask
+	 * (3), a non-SNM MGID; and a free MLID asked for. Another scope has no
+	 * broadcast group here: refused (ipoib_mcgroup_creation_validation) */
+	snm_make(c, 5, 1, 0x000002);
+	ck_assert_uint_eq(snm_join(&e, 1, c, IBSM_JOIN_FULL, 0, &out), IBSM_SA_ERR_REQ_INVALID);
+	snm_make(other, 2, 2, 0x000002);
+	ck_assert_uint_eq(snm_join(&e, 1, other, IBSM_JOIN_FULL, 0, &out), 0);
+	ck_assert_uint_ne(out.mlid, mlid);
+	snm_make(other, 2, 3, 0x000002);
+	ck_assert_uint_eq(snm_join(&e, 1, other, IBSM_JOIN_FULL, 0, &out), 0);
+	ck_assert_uint_ne(out.mlid, mlid);
+	mgid_make(other, 77);
+	ck_assert_uint_eq(join(&e, 1, other, 1, IBSM_JOIN_FULL, CREATE_COMP, &out), 0);
+	ck_assert_uint_ne(out.mlid, mlid);
+	snm_make(other, 2, 1, 0x000003);
+	ck_assert_uint_eq(snm_join(&e, 1, other, IBSM_JOIN_FULL, 0xc020, &out), 0);
+	ck_assert_uint_eq(out.mlid, 0xc020);
+	ck_assert_uint_eq(leave(&e, 1, other, 1, IBSM_JOIN_FULL, NULL), 0);
+	/* the MLID's tree: the members of both groups */
+	settle(&e);
+	js[0] = js[3] = js[5] = IBSM_JOIN_FULL;
+	check_tree(&e, mlid, js);
+
+	/* the SA database keeps the sharing */
+	snprintf(path, sizeof(path), "%s/opensm-sa.dump", dir);
+	ck_assert_int_eq(sa_db_dump(e.sm, path), 0);
+
+	/* leaves: a stays while it has a full member, the MLID while a group has it */
+	ck_assert_uint_eq(leave(&e, 0, a, 0, IBSM_JOIN_FULL, NULL), 0);
+	ck_assert_uint_eq(leave(&e, 5, a, 5, IBSM_JOIN_FULL, NULL), 0);
+	ck_assert(!group_get(&e, a, &gv));
+	ck_assert(group_get(&e, b, &gv));
+	ck_assert_uint_eq(gv.rec.mlid, mlid);
+	settle(&e);
+	js[0] = js[5] = 0;
+	check_tree(&e, mlid, js);
+	ck_assert_uint_eq(leave(&e, 3, b, 3, IBSM_JOIN_FULL, NULL), 0);
+	/* a new group takes the MLID now that it is free */
+	mgid_make(other, 78);
+	ck_assert_uint_eq(join(&e, 1, other, 1, IBSM_JOIN_FULL, CREATE_COMP, &out), 0);
+	ck_assert_uint_eq(out.mlid, mlid);
+	ck_assert_uint_eq(leave(&e, 1, other, 1, IBSM_JOIN_FULL, NULL), 0);
+	settle(&e);
+	check_mlid_clean(&e, mlid);
+	simenv_fini(&e);
+
+	start(&e, conf_with(dir2, sizeof(dir2),
+			    (const char *const[]){"consolidate_ipv6_snm_req", "TRUE", "sa_db_file",
+						  path, "ipoib_mcgroup_creation_validation",
+						  "FALSE", NULL}));
+	ck_assert(group_get(&e, a, &gv));
+	ck_assert_uint_eq(gv.rec.mlid, mlid);
+	ck_assert_uint_eq(gv.members, 2);
+	ck_assert(group_get(&e, b, &gv));
+	ck_assert_uint_eq(gv.rec.mlid, mlid);
+	settle(&e);
+	js[0] = js[5] = IBSM_JOIN_FULL;
+	check_tree(&e, mlid, js);
+	/* another scope: another MLID (validation off: no broadcast group needed) */
+	ck_assert_uint_eq(snm_join(&e, 1, c, IBSM_JOIN_FULL, 0, &out), 0);
+	ck_assert_uint_ne(out.mlid, mlid);
+	simenv_fini(&e);
+	check_rmtree(dir);
+	check_rmtree(dir2);
+}
+END_TEST
+
+/* without consolidate_ipv6_snm_req (OpenSM's default) each group has its MLID,
+ * and a dump that shares one restores the first group on it only */
+START_TEST(t_ipv6_snm_default)
+{
+	char dir[256], path[300], text[2048], *p;
+	uint8_t a[16], b[16];
+	struct ibsm_mcmember_rec out;
+	struct mcast_group_view gv;
+	struct simenv e;
+	uint16_t mlid;
+	int i;
+
+	start(&e, conf_with(dir, sizeof(dir), NULL));
+	snm_make(a, 2, 1, 0x000001);
+	snm_make(b, 2, 1, 0x000002);
+	ck_assert_uint_eq(snm_join(&e, 0, a, IBSM_JOIN_FULL, 0, &out), 0);
+	mlid = out.mlid;
+	ck_assert_uint_eq(snm_join(&e, 3, b, IBSM_JOIN_FULL, 0, &out), 0);
+	ck_assert_uint_ne(out.mlid, mlid);
+	ck_assert_uint_eq(mcast_mlids_in_use(e.sm->mcast), 3);
+	ck_assert_uint_eq(leave(&e, 0, a, 0, IBSM_JOIN_FULL, NULL), 0);
+	ck_assert_uint_eq(leave(&e, 3, b, 3, IBSM_JOIN_FULL, NULL), 0);
+	p = text;
+	for (i = 0; i < 2; i++) {
+		const uint8_t *g = i ? b : a;
+
+		p += sprintf(p, "MC Group 0xc005: mgid=0xff12601bffff0000:0x00000001ff%02x%02x%02x"
+				" port_gid=0x0000000000000000:0x0000000000000000 qkey=0x00000b1b"
+				" mlid=0xc005 mtu=0x84 tclass=0x00 pkey=0xffff rate=0x83 pkt_life=0x92"
+				" sl_flow_hop=0x00000000 scope_state=0x20 proxy_join=0x0\n\n",
+			     g[13], g[14], g[15]);
+		p += sprintf(p, "mcm_port: port_gid=0xfe80000000000000:0x%016llx scope_state=0x21"
+				" proxy_join=0x0\n\n",
+			     (unsigned long long)guid_of(&e, i ? 3 : 0));
+	}
+	snprintf(path, sizeof(path), "%s/shared.dump", dir);
+	write_file(path, text);
+	ck_assert_int_eq(sa_db_load(e.sm, path), 0);
+	ck_assert(group_get(&e, a, &gv));
+	ck_assert_uint_eq(gv.rec.mlid, 0xc005);
+	ck_assert(!group_get(&e, b, &gv));
 	simenv_fini(&e);
 	check_rmtree(dir);
 }
@@ -1328,4 +1520,4 @@ CHECK_MAIN_TESTS("mcast", 120, t_ipoib_group_at_start, t_create_join_leave, t_cr
 		 t_sendonly_partial_leave_no_leak, t_mlid_exhaustion, t_only_changed_blocks,
 		 t_link_failure, t_port_gone, t_query, t_partition_reload, t_fini_mid_pass,
 		 t_groups_without_sm, t_sa_db_restart, t_sa_db_bad_lines,
-		 t_disable_multicast)
+		 t_disable_multicast, t_ipv6_snm_consolidate, t_ipv6_snm_default)

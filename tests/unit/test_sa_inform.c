@@ -130,6 +130,15 @@ static void gid_of(const struct simenv *e, const char *name, uint8_t gid[16])
 		 fakefab_port_guid(e->ff, i, e->tf->nodes[i].type == IBSM_NODE_SWITCH ? 0 : 1));
 }
 
+static void write_file_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
 static void rm_rf(const char *dir)
 {
 	char cmd[128];
@@ -530,6 +539,149 @@ START_TEST(t_client_reregistration)
 }
 END_TEST
 
+/* --- subscriptions in the SA database (sa/sadb.c, OpenSM's opensm-sa.dump) --- */
+
+static char *dump_to(struct simenv *e, const char *path)
+{
+	FILE *f = fopen(path, "w+");
+	char *buf = calloc(1, 1 << 16);
+	size_t n;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(sa_db_write(e->sm, f), 0);
+	rewind(f);
+	n = fread(buf, 1, (1 << 16) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/*
+ * Subscriptions written in OpenSM's line format come back after a restart
+ * (same subscriber, Enum, InformInfo), a trap is forwarded to a restored
+ * subscriber, and the restored SM dumps the same lines again.
+ */
+START_TEST(t_sa_db_informs)
+{
+	char dir[256], path[300], want[512], *a, *b;
+	struct reports *r = malloc(sizeof(*r));
+	struct iir before[4], after[4];
+	struct report_seen rs;
+	struct ibsm_inform_info ii;
+	struct simenv e;
+	uint8_t gid[16];
+	uint16_t sw, h2;
+	size_t i, n;
+
+	ck_assert_ptr_nonnull(check_mkdtemp(dir, sizeof(dir), "ibsmd-iidb"));
+	snprintf(path, sizeof(path), "%s/opensm-sa.dump", dir);
+	up(&e, NULL);
+	sw = lid_of(&e, "sw1");
+	h2 = lid_of(&e, "h2");
+	ck_assert_uint_eq(subscribe(&e, "h2", 64, ALL_LID, 0), 0);
+	ck_assert_uint_eq(subscribe(&e, "h2", 128, sw, sw), 0);
+	ii = generic(0xffff, ALL_LID, 0);
+	ii.is_generic = 0;
+	ii.producer_or_vendor = 0x2c9;
+	gid_of(&e, "h2", ii.gid);
+	ck_assert_uint_eq(inform(&e, lid_of(&e, "h3"), &ii, NULL), 0);
+	n = iir_table(&e, "h3", SA_KEY, NULL, before, 4);
+	ck_assert_uint_eq(n, 3);
+	a = dump_to(&e, path);
+	gid_of(&e, "h2", gid);
+	snprintf(want, sizeof(want),
+		 "InformInfo Record: subscriber_gid=0x%016llx:0x%016llx subscriber_enum=0x0"
+		 " InformInfo: gid=0x0000000000000000:0x0000000000000000 lid_range_begin=0xffff"
+		 " lid_range_end=0x0 is_generic=0x1 subscribe=0x1 trap_type=0xffff trap_num=0x40"
+		 " qpn_resp_time_val=0x112 node_type=0xffffff rep_addr: lid=0x%04x",
+		 (unsigned long long)bits_get(gid, 0, 64), (unsigned long long)bits_get(gid, 64, 64),
+		 h2);
+	ck_assert_msg(strstr(a, want), "%s", a);
+	ck_assert_ptr_nonnull(strstr(a, " is_generic=0x0 subscribe=0x1 trap_type=0xffff"
+					" trap_num=0xffff qpn_resp_time_val=0x112 node_type=0x0002c9"));
+	simenv_fini(&e);
+
+	up(&e, NULL);
+	reports_init(r, &e);
+	ck_assert_uint_eq(iir_table(&e, "h3", SA_KEY, NULL, after, 4), 0);
+	ck_assert_int_eq(sa_db_load(e.sm, path), 0);
+	/* loading it twice adds nothing */
+	ck_assert_int_eq(sa_db_load(e.sm, path), 0);
+	ck_assert_uint_eq(iir_table(&e, "h3", SA_KEY, NULL, after, 4), n);
+	for (i = 0; i < n; i++) {
+		ck_assert_int_eq(memcmp(before[i].gid, after[i].gid, 16), 0);
+		ck_assert_uint_eq(before[i].enum_, after[i].enum_);
+		ck_assert_int_eq(memcmp(&before[i].ii, &after[i].ii, sizeof(ii)), 0);
+	}
+	b = dump_to(&e, path);
+	ck_assert_str_eq(a, b);
+	/* the restored subscriber gets its Reports */
+	fakefab_unlink(e.ff, node(&e, "h4"), 1, true);
+	ck_assert(wait_reports(&e, r, 1, 2000));
+	report_at(r, 0, &rs);
+	ck_assert_uint_eq(rs.n.trap_num, 128);
+	ck_assert_uint_eq(rs.to.lid, h2);
+	ck_assert_uint_eq(rs.to.qpn, 1);
+	simenv_fini(&e);
+	free(a);
+	free(b);
+	free(r);
+	check_rmtree(dir);
+}
+END_TEST
+
+/*
+ * Bad inform lines are warned about (counted) and skipped, the good ones
+ * load: truncated, a bad hex value, an unsubscription, QPN 0, subscriber
+ * GUID 0; an Enum the port already uses gets the lowest free one.
+ */
+START_TEST(t_sa_db_informs_bad)
+{
+	static const char good[] =
+		"InformInfo Record: subscriber_gid=0xfe80000000000000:0x%016llx"
+		" subscriber_enum=0x%x InformInfo: gid=0x0000000000000000:0x0000000000000000"
+		" lid_range_begin=0xffff lid_range_end=0x0 is_generic=0x1 subscribe=0x%x"
+		" trap_type=0xffff trap_num=0x%x qpn_resp_time_val=0x%llx node_type=0xffffff"
+		" rep_addr: lid=0x0001 path_bits=0x00 static_rate=0x00 remote_qp=0x00000001"
+		" remote_qkey=0x80010000 pkey_ix=0x0000 sl=0x00\n\n";
+	char dir[256], path[300], text[8192], *p;
+	unsigned long long g2;
+	struct iir recs[8];
+	struct simenv e;
+	uint8_t gid[16];
+
+	ck_assert_ptr_nonnull(check_mkdtemp(dir, sizeof(dir), "ibsmd-iidb"));
+	snprintf(path, sizeof(path), "%s/bad.dump", dir);
+	up(&e, NULL);
+	gid_of(&e, "h2", gid);
+	g2 = (unsigned long long)bits_get(gid, 64, 64);
+	ck_assert_uint_eq(subscribe(&e, "h2", 64, ALL_LID, 0), 0); /* Enum 0 */
+	p = text;
+	p += sprintf(p, good, g2, 0, 1, 0x41, 0x112ULL); /* Enum 0 taken: 1 */
+	p += sprintf(p, good, g2, 7, 1, 0x80, 0x112ULL); /* Enum 7 */
+	p += sprintf(p, good, g2, 2, 0, 0x81, 0x112ULL); /* subscribe 0 */
+	p += sprintf(p, good, g2, 3, 1, 0x82, 0x12ULL);  /* QPN 0 */
+	p += sprintf(p, good, 0ULL, 4, 1, 0x83, 0x112ULL); /* no subscriber */
+	p += sprintf(p, good, g2, 5, 1, 0x84, 0x1000000112ULL); /* too wide */
+	p += sprintf(p, "InformInfo Record: subscriber_gid=0xfe80000000000000:0x%016llx"
+			" subscriber_enum=0x6 InformInfo: gid=0x0:0x0 lid_range_begin=0xffff\n",
+		     g2); /* truncated */
+	p += sprintf(p, "InformInfo Record: subscriber_gid=0xZZ\n");
+	write_file_text(path, text);
+	ck_assert_int_eq(sa_db_load(e.sm, path), 6);
+	ck_assert_uint_eq(iir_table(&e, "h3", SA_KEY, NULL, recs, 8), 3);
+	ck_assert_uint_eq(recs[0].ii.trap_num_or_dev_id, 64);
+	ck_assert_uint_eq(recs[1].ii.trap_num_or_dev_id, 0x41);
+	ck_assert_uint_eq(recs[1].enum_, 1);
+	ck_assert_uint_eq(recs[2].ii.trap_num_or_dev_id, 0x80);
+	ck_assert_uint_eq(recs[2].enum_, 7);
+	ck_assert_uint_eq(recs[2].ii.qpn, 1);
+	ck_assert_uint_eq(recs[2].ii.resp_time, 18);
+	simenv_fini(&e);
+	check_rmtree(dir);
+}
+END_TEST
+
 CHECK_MAIN_TESTS("sa_inform", 60, t_subscribe_and_records, t_reports_64_65, t_trap128_forwarded,
 		 t_retries_and_dead_subscriber, t_drop_event_subscriptions,
-		 t_client_reregistration)
+		 t_client_reregistration, t_sa_db_informs, t_sa_db_informs_bad)

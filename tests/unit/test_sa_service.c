@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,8 @@
 #include "fakefab.h"
 #include "mad/bits.h"
 #include "mad/sa_wire.h"
+#include "sa/sa.h"
+#include "sa/sa_int.h"
 #include "saclient.h"
 #include "simenv.h"
 #include "sm/sm.h"
@@ -356,5 +359,67 @@ START_TEST(t_limits_and_sweeps)
 }
 END_TEST
 
+/*
+ * A multicast ServiceGID (ClassPortInfo CapabilityMask2 bit 8): a group's
+ * service, which any port may register, update and remove (as OpenSM),
+ * the ServiceKey still guarding a keyed record; the ServiceP_Key must be
+ * the requester's; found by its GID; restored from the SA database.
+ */
+START_TEST(t_multicast_gid)
+{
+	static const uint8_t mgid[16] = {0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, [12] = 0xff, 0xff,
+					 0xff, 0xff};
+	struct simenv e;
+	struct ibsm_service_rec s, other, out[4];
+
+	up(&e);
+	service(&e, "h2", 0x5000, "group svc", INF, 0, &s);
+	memcpy(s.gid, mgid, 16);
+	ck_assert_uint_eq(svc_call(&e, "h2", IBSM_METHOD_SET, &s, SR_FULL, NO_KEY, out), 0);
+	ck_assert_int_eq(memcmp(out[0].gid, mgid, 16), 0);
+	/* another port may update it and find it by its GID */
+	snprintf(s.name, sizeof(s.name), "updated");
+	ck_assert_uint_eq(svc_call(&e, "h3", IBSM_METHOD_SET, &s, SR_FULL, NO_KEY, NULL), 0);
+	ck_assert_uint_eq(svc_table(&e, "h4", NO_KEY, &s, IBSM_SA_COMP(IBSM_SR_GID), out, 4), 1);
+	ck_assert_str_eq(out[0].name, "updated");
+	ck_assert_uint_eq(svc_call(&e, "h4", IBSM_METHOD_DELETE, &s, SR_FULL, NO_KEY, NULL), 0);
+	ck_assert_uint_eq(svc_table(&e, "h4", NO_KEY, NULL, 0, out, 4), 0);
+	/* a keyed one: only who knows the key changes it */
+	service(&e, "h2", 0x5001, "keyed group svc", INF, 0x5a, &s);
+	memcpy(s.gid, mgid, 16);
+	ck_assert_uint_eq(svc_call(&e, "h2", IBSM_METHOD_SET, &s, SR_FULL, NO_KEY, NULL), 0);
+	other = s;
+	memset(other.key, 0x11, sizeof(other.key));
+	ck_assert_uint_eq(svc_call(&e, "h3", IBSM_METHOD_SET, &other, SR_FULL, NO_KEY, NULL),
+			  IBSM_SA_ERR_REQ_DENIED);
+	ck_assert_uint_eq(svc_call(&e, "h3", IBSM_METHOD_DELETE, &other, SR_FULL, NO_KEY, NULL),
+			  IBSM_SA_ERR_REQ_DENIED);
+	ck_assert_uint_eq(svc_call(&e, "h3", IBSM_METHOD_DELETE, &s, SR_FULL, NO_KEY, NULL), 0);
+	/* a P_Key the requester is not a member of */
+	service(&e, "h2", 0x5002, "private group svc", INF, 0, &s);
+	memcpy(s.gid, mgid, 16);
+	s.pkey = 0x8001;
+	ck_assert_uint_eq(svc_call(&e, "h2", IBSM_METHOD_SET, &s, SR_FULL, NO_KEY, NULL),
+			  IBSM_SA_ERR_REQ_INVALID);
+	/* an MGID whose low half is zero is a GID; a unicast GID with GUID 0 is not */
+	service(&e, "h2", 0x5003, "zero", INF, 0, &s);
+	memset(s.gid, 0, 16);
+	s.gid[0] = 0xff;
+	s.gid[1] = 0x15;
+	ck_assert_uint_eq(svc_call(&e, "h2", IBSM_METHOD_SET, &s, SR_FULL, NO_KEY, NULL), 0);
+	memset(s.gid, 0, 16);
+	s.gid[0] = 0xfe;
+	s.gid[1] = 0x80;
+	ck_assert_uint_eq(svc_call(&e, "h2", IBSM_METHOD_SET, &s, SR_FULL, NO_KEY, NULL),
+			  IBSM_SA_ERR_REQ_INVALID_GID);
+	/* the SA database takes it back */
+	service(&e, "h2", 0x5004, "restored", INF, 0, &s);
+	memcpy(s.gid, mgid, 16);
+	ck_assert_int_eq(sa_service_restore(e.sm->sa->services, &s, INF), 0);
+	ck_assert_uint_eq(svc_table(&e, "h4", NO_KEY, NULL, 0, out, 4), 2);
+	simenv_fini(&e);
+}
+END_TEST
+
 CHECK_MAIN_TESTS("sa_service", 60, t_register_query_update_delete, t_refusals, t_lease_expiry,
-		 t_partitions, t_limits_and_sweeps)
+		 t_partitions, t_limits_and_sweeps, t_multicast_gid)
