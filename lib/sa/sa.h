@@ -14,6 +14,7 @@ struct ibsm_sm;
 struct ibsm_sa;
 struct ibsm_conf;
 struct ibsm_cpi;
+struct rmpp_stats;
 
 #define IBSM_SA_QKEY 0x80010000u
 
@@ -26,6 +27,8 @@ struct ibsm_cpi;
 struct ibsm_sa *sa_new(struct ibsm_sm *sm);
 /* unregister the handler and free the state; NULL is ignored */
 void sa_del(struct ibsm_sa *sa);
+/* the RMPP sender's counters, and how many tables are on their way now */
+const struct rmpp_stats *sa_rmpp_stats(const struct ibsm_sa *sa, size_t *active);
 /* the ClassPortInfo the SA answers under configuration c */
 void sa_classportinfo(const struct ibsm_conf *c, struct ibsm_cpi *out);
 
