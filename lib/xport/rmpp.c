@@ -412,11 +412,11 @@ bool rmpp_sending(struct rmpp_table *t, const uint8_t *req, size_t len,
 	if (same_query(s, req, len))
 		return true;
 	/*
-	 * The TID of a transfer under way, but another query: a new client
-	 * on the requester's port that reuses TIDs (libibmad's first TIDs are
-	 * the same in every process). Resending the old table to it would
-	 * answer its query with another's records: the old transfer ends
-	 * here, without an ABORT (it would carry the new query's TID).
+	 * The TID of a transfer under way, but another query: the requester
+	 * has moved on (a restarted client, a TID reused). Resending the old
+	 * table would answer its query with another's records: the old
+	 * transfer ends here, without an ABORT (it would carry the new
+	 * query's TID).
 	 */
 	t->st.superseded++;
 	log_rl(&t->rl, IBSM_LOG_INFO,
