@@ -8,6 +8,7 @@
  * OpenSM loads into ibsmd and back.
  *
  * One record a line, blank lines between them, as OpenSM writes them:
+ *   GUIDInfo Record: base_guid=.. lid=.. block_num=.. guid0=.. .. guid7=..
  *   MC Group 0xMLID[ (well known)]: mgid=0x..:0x.. port_gid=.. qkey=..
  *       mlid=.. mtu=.. tclass=.. pkey=.. rate=.. pkt_life=.. sl_flow_hop=..
  *       scope_state=.. proxy_join=..
@@ -28,8 +29,13 @@
  * lease_period the seconds then left, so a lease keeps running across the
  * restart; a subscription keeps its Enum unless the port already uses it,
  * and Reports go to the subscriber port's LID of the day (rep_addr's LID
- * is written, not used). GUIDInfo lines are skipped here (alias GUIDs are
- * guidinfo.c's).
+ * is written, not used). GUIDInfo lines (alias GUIDs, policy/alias.c) come
+ * first, every block of each port with an alias table, so that members
+ * that joined by an alias GID find their port when the groups load; a
+ * block whose port is gone is skipped quietly, as OpenSM; one past the
+ * port's GUIDCap or with a GUID held elsewhere is reported (OpenSM writes
+ * the first past the table, and keeps the GUIDs before a duplicate, as
+ * alias_restore does).
  */
 #include "config.h"
 
@@ -46,6 +52,8 @@
 #include "core/util.h"
 #include "mad/bits.h"
 #include "mad/sa_wire.h"
+#include "model/fabric.h"
+#include "policy/alias.h"
 #include "policy/mcast.h"
 #include "sa/sa.h"
 #include "sa/sa_int.h"
@@ -67,6 +75,29 @@ static void put_gid(FILE *f, const char *name, const uint8_t gid[16])
 static void put_bytes16(FILE *f, const char *name, const uint8_t b[16])
 {
 	put_gid(f, name, b);
+}
+
+static void write_aliases(const struct ibsm_sm *sm, FILE *f)
+{
+	const struct ibsm_port *p;
+	const uint64_t *t;
+	uint64_t pg;
+	size_t pos = 0;
+	unsigned n, b, i;
+
+	while (alias_next(sm->aliases, &pos, &pg, &t, &n)) {
+		p = fabric_port_find(&sm->fabric, pg);
+		for (b = 0; b * ALIAS_PER_BLOCK < n; b++) {
+			fprintf(f, "GUIDInfo Record: base_guid=0x%016" PRIx64 " lid=0x%04x block_num=0x%x",
+				pg, p ? p->lid : 0, b);
+			for (i = 0; i < ALIAS_PER_BLOCK; i++) {
+				unsigned k = b * ALIAS_PER_BLOCK + i;
+
+				fprintf(f, " guid%u=0x%016" PRIx64, i, k < n ? t[k] : 0);
+			}
+			fputs("\n\n", f);
+		}
+	}
 }
 
 static void write_groups(const struct ibsm_sm *sm, FILE *f)
@@ -155,6 +186,8 @@ static void write_inform(void *arg, uint64_t guid, uint16_t enum_,
 
 int sa_db_write(const struct ibsm_sm *sm, FILE *f)
 {
+	if (sm->aliases)
+		write_aliases(sm, f);
 	if (sm->mcast)
 		write_groups(sm, f);
 	if (sm->sa) {
@@ -367,18 +400,59 @@ static bool parse_inform(struct sadb_parse *ps, uint64_t *guid, uint16_t *enum_,
 	return !ps->bad;
 }
 
+/* a GUIDInfo line: the port, the block and its 8 GUIDs */
+static bool parse_guidinfo(struct sadb_parse *ps, uint64_t *port_guid, unsigned *block,
+			   uint64_t guids[ALIAS_PER_BLOCK])
+{
+	char name[16];
+	unsigned i;
+
+	*port_guid = take_v(ps, " base_guid=0x", 64);
+	take_v(ps, " lid=0x", 16); /* the LID of the day is the port's */
+	*block = (unsigned)take_v(ps, " block_num=0x", 8);
+	for (i = 0; i < ALIAS_PER_BLOCK; i++) {
+		snprintf(name, sizeof(name), " guid%u=0x", i);
+		guids[i] = take_v(ps, name, 64);
+	}
+	return !ps->bad;
+}
+
 struct sadb_load {
 	struct ibsm_sm *sm;
 	uint8_t group[16]; /* the group mcm_port lines go to (its MGID) */
 	bool in_group;     /* there is one */
-	unsigned groups, members, services, informs, errors;
+	unsigned groups, members, services, informs, alias_blocks, errors;
 };
+
 
 static void group_end(struct sadb_load *ld)
 {
 	if (ld->in_group)
 		mcast_restore_done(ld->sm->mcast, ld->group);
 	ld->in_group = false;
+}
+
+static void load_guidinfo(struct sadb_load *ld, struct sadb_parse *ps)
+{
+	uint64_t pg, guids[ALIAS_PER_BLOCK];
+	unsigned block;
+	int err;
+
+	group_end(ld);
+	if (!parse_guidinfo(ps, &pg, &block, guids) || !ld->sm->aliases)
+		return;
+	err = alias_restore(ld->sm->aliases, pg, block, guids);
+	if (!err)
+		ld->alias_blocks++;
+	else if (err == -ERANGE)
+		log_warnx("%s:%u: GUIDInfo block %u of port 0x%016" PRIx64 " is past its GUIDCap: "
+			  "not restored", ps->file, ps->line, block, pg);
+	else if (err == -EEXIST)
+		log_warnx("%s:%u: GUIDInfo block %u of port 0x%016" PRIx64 " names a GUID in use "
+			  "elsewhere: restored up to it", ps->file, ps->line, block, pg);
+	else
+		log_debug("%s:%u: GUIDInfo of port 0x%016" PRIx64 ", not in the fabric: skipped",
+			  ps->file, ps->line, pg);
 }
 
 static void load_line(struct sadb_load *ld, struct sadb_parse *ps)
@@ -426,7 +500,7 @@ static void load_line(struct sadb_load *ld, struct sadb_parse *ps)
 		    sa_inform_restore(ld->sm->sa->informs, guid, enum_, &ii, &to) == 0)
 			ld->informs++;
 	} else if (!strncmp(ps->p, "GUIDInfo Record:", 16)) {
-		group_end(ld); /* not kept by ibsmd: skipped */
+		load_guidinfo(ld, ps);
 	} else {
 		ps->bad = "a record name";
 	}
@@ -467,9 +541,9 @@ int sa_db_load(struct ibsm_sm *sm, const char *path)
 	}
 	group_end(&ld);
 	fclose(f);
-	log_info("sa database %s: %u multicast groups, %u members, %u services, %u informs "
-		 "restored, %u lines skipped",
-		 path, ld.groups, ld.members, ld.services, ld.informs, ld.errors);
+	log_info("sa database %s: %u alias GUID blocks, %u multicast groups, %u members, "
+		 "%u services, %u informs restored, %u lines skipped",
+		 path, ld.alias_blocks, ld.groups, ld.members, ld.services, ld.informs, ld.errors);
 	return (int)ld.errors;
 }
 
