@@ -19,6 +19,10 @@
  * multicast module can be asked for its groups. With one end given the
  * other end runs over every port, the requester's first (so a Get with
  * only DGID or DLID is the requester's path); with neither, every pair.
+ * An end not named by a GID runs over every GUID of its port, its own
+ * first, then its aliases, each pair of GUIDs a port pair of its own (as
+ * OpenSM iterates its alias GUID table), so SR-IOV virtual functions find
+ * their paths in a full table.
  * A table larger than the RMPP sender can hold is ERR_NO_RESOURCES.
  *
  * Which pairs. The requester must share a partition with both ends
@@ -358,6 +362,7 @@ struct pq {
 	bool echo_gids;           /* records carry the requested SGID/DGID */
 	bool full;                /* more records than one table may hold */
 	bool via_router;          /* the DGID is another subnet's: d is the router port */
+	uint64_t sguid, dguid;    /* the GUIDs the records name the ends by (0: the ports') */
 };
 
 /* enough records: stop looking */
@@ -565,13 +570,13 @@ static bool make_path(const struct pq *pq, const struct ibsm_port *s, const stru
 		memcpy(pr->dgid, pq->req.dgid, 16);
 	} else {
 		bits_set(pr->dgid, 0, 64, sm->conf->subnet_prefix);
-		bits_set(pr->dgid + 8, 0, 64, d->guid);
+		bits_set(pr->dgid + 8, 0, 64, pq->dguid ? pq->dguid : d->guid);
 	}
 	if (pq->echo_gids && HAS(pq, IBSM_PR_SGID)) {
 		memcpy(pr->sgid, pq->req.sgid, 16);
 	} else {
 		bits_set(pr->sgid, 0, 64, sm->conf->subnet_prefix);
-		bits_set(pr->sgid + 8, 0, 64, s->guid);
+		bits_set(pr->sgid + 8, 0, 64, pq->sguid ? pq->sguid : s->guid);
 	}
 	pr->dlid = dlid;
 	pr->slid = slid;
@@ -678,6 +683,43 @@ static unsigned pair_paths(struct pq *pq, const struct ibsm_port *s, const struc
 	return n;
 }
 
+/*
+ * The GUIDs a record may name end p by: the GID asked for (given), else the
+ * port's own GUID and each of its aliases, as OpenSM runs over its
+ * alias_port_guid_tbl; *t NULL for the GID asked for or the port's GUID.
+ */
+static unsigned end_guids(const struct pq *pq, const struct ibsm_port *p, bool given,
+			  const uint64_t **t)
+{
+	unsigned n = given ? 0 : alias_guids(pq->sm->aliases, p->guid, t);
+
+	if (!n)
+		*t = NULL;
+	return n ? n : 1;
+}
+
+/* pair_paths for every GUID of s by every GUID of d (each pair up to max) */
+static void guid_pair_paths(struct pq *pq, const struct ibsm_port *s, const struct ibsm_port *d,
+			    unsigned max)
+{
+	const uint64_t *st, *dt;
+	unsigned sn = end_guids(pq, s, HAS(pq, IBSM_PR_SGID), &st), i, j;
+	unsigned dn = end_guids(pq, d, HAS(pq, IBSM_PR_DGID), &dt);
+
+	for (i = 0; i < sn && !done(pq); i++) {
+		if (i && !st[i])
+			continue;
+		for (j = 0; j < dn && !done(pq); j++) {
+			if (j && !dt[j])
+				continue;
+			pq->sguid = st ? st[i] : 0;
+			pq->dguid = dt ? dt[j] : 0;
+			pair_paths(pq, s, d, max);
+		}
+	}
+	pq->sguid = pq->dguid = 0;
+}
+
 /* every end port, the one named first before the others */
 struct port_iter {
 	const struct ibsm_port *first; /* may be NULL */
@@ -722,19 +764,19 @@ static void path_enumerate(struct pq *pq, const struct ibsm_port *s, const struc
 	const struct ibsm_port *p, *p2;
 
 	if (s && d) {
-		pair_paths(pq, s, d, max);
+		guid_pair_paths(pq, s, d, max);
 		return;
 	}
 	while (!done(pq) && (p = next_port(pq, &it))) {
 		struct port_iter it2 = {.first = NULL};
 
 		if (s || d) {
-			pair_paths(pq, s ? s : p, d ? d : p, max);
+			guid_pair_paths(pq, s ? s : p, d ? d : p, max);
 			continue;
 		}
 		/* neither end given: every pair, as OpenSM */
 		while (!done(pq) && (p2 = next_port(pq, &it2)))
-			pair_paths(pq, p, p2, max);
+			guid_pair_paths(pq, p, p2, max);
 	}
 }
 

@@ -530,6 +530,90 @@ START_TEST(t_sa_db_bad_lines)
 }
 END_TEST
 
+/* a PathRecord GetTable from h1 with comp (SGID, SLID, DLID as given); the records in out */
+static size_t path_table(uint64_t comp, uint64_t sguid, uint16_t slid, uint16_t dlid,
+			 struct ibsm_path_rec *out, size_t max)
+{
+	const struct sa_record_desc *pd = sa_record_desc(IBSM_SA_ATTR_PATH_RECORD);
+	struct ibsm_path_rec pr = {0};
+	uint8_t rec[IBSM_SA_DATA_SIZE] = {0};
+	struct sa_answer a;
+	size_t i, n;
+
+	bits_set(pr.sgid, 0, 64, e.sm->conf->subnet_prefix);
+	bits_set(pr.sgid + 8, 0, 64, sguid);
+	pr.slid = slid;
+	pr.dlid = dlid;
+	path_rec_encode(rec, &pr);
+	sa_call(&e, lid_of("h1", 1), IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_PATH_RECORD, 0, comp,
+		rec, pd->size, &a);
+	ck_assert_uint_eq(a.status, 0);
+	n = a.n;
+	for (i = 0; i < n && i < max; i++)
+		path_rec_decode(sa_answer_rec(&a, i), &out[i]);
+	sa_answer_free(&a);
+	return n;
+}
+
+/*
+ * An end not named by a GID runs over every GUID of its port, as OpenSM's
+ * alias_port_guid_tbl: by LIDs, each GUID pair of the two ports once (the
+ * port's own GUID first, so a Get names it); a GID asked for stays the
+ * only one; every pair of the fabric counts the aliases too.
+ */
+START_TEST(t_path_table_aliases)
+{
+	static struct ibsm_path_rec prs[512];
+	uint64_t a2[8] = {0, ALIAS_X, 0x0002c903000abcd2ull}, a6[8] = {0, 0x0002c903000abcd3ull};
+	uint64_t h2g, h6g, sg, dg, seen = 0;
+	uint16_t l2, l6;
+	size_t n, all, i, p;
+	const uint64_t sgs[3] = {0, ALIAS_X, 0x0002c903000abcd2ull}, dgs[2] = {0, 0x0002c903000abcd3ull};
+	uint64_t sl = IBSM_SA_COMP(IBSM_PR_SLID), dl = IBSM_SA_COMP(IBSM_PR_DLID);
+
+	up();
+	h2g = guid_of("h2", 1);
+	h6g = guid_of("h6", 1);
+	l2 = lid_of("h2", 1);
+	l6 = lid_of("h6", 1);
+	all = path_table(0, 0, 0, 0, prs, 0);
+	for (p = 1; p * p < all; p++)
+		;
+	ck_assert_uint_eq(p * p, all); /* every pair of end ports, themselves included */
+	ck_assert_uint_eq(path_table(sl | dl, 0, l2, l6, prs, 512), 1);
+	ck_assert_int_eq(alias_restore(e.sm->aliases, h2g, 0, a2), 0);
+	ck_assert_int_eq(alias_restore(e.sm->aliases, h6g, 0, a6), 0);
+	n = path_table(sl | dl, 0, l2, l6, prs, 512);
+	ck_assert_uint_eq(n, 6);
+	for (i = 0; i < n; i++) {
+		unsigned si, di;
+
+		sg = bits_get(prs[i].sgid + 8, 0, 64);
+		dg = bits_get(prs[i].dgid + 8, 0, 64);
+		for (si = 0; si < 3 && sg != (si ? sgs[si] : h2g); si++)
+			;
+		for (di = 0; di < 2 && dg != (di ? dgs[di] : h6g); di++)
+			;
+		ck_assert_msg(si < 3 && di < 2, "record %zu: 0x%016" PRIx64 " -> 0x%016" PRIx64, i,
+			      sg, dg);
+		ck_assert_uint_eq(prs[i].slid, l2);
+		ck_assert_uint_eq(prs[i].dlid, l6);
+		ck_assert(!(seen & (1ull << (si * 2 + di))));
+		seen |= 1ull << (si * 2 + di);
+	}
+	ck_assert_uint_eq(bits_get(prs[0].sgid + 8, 0, 64), h2g);
+	ck_assert_uint_eq(bits_get(prs[0].dgid + 8, 0, 64), h6g);
+	/* a GID asked for is the only one its end is named by */
+	n = path_table(IBSM_SA_COMP(IBSM_PR_SGID) | dl, ALIAS_X, 0, l6, prs, 512);
+	ck_assert_uint_eq(n, 2);
+	for (i = 0; i < n; i++)
+		ck_assert_uint_eq(bits_get(prs[i].sgid + 8, 0, 64), ALIAS_X);
+	/* every pair: three more GUIDs on each side */
+	ck_assert_uint_eq(path_table(0, 0, 0, 0, prs, 0), (p + 3) * (p + 3));
+	simenv_fini(&e);
+}
+END_TEST
+
 CHECK_MAIN_TESTS("sa_guidinfo", 60, t_set_get_delete, t_bad_requests, t_refusing_port,
 		 t_port_back_and_gone, t_dump_and_restore, t_sa_db_round_trip,
-		 t_sa_db_bad_lines)
+		 t_sa_db_bad_lines, t_path_table_aliases)
