@@ -50,7 +50,8 @@
  * engine's is no path. PacketLifeTime: subnet_timeout, as OpenSM (not
  * packet_life_time, and nothing per hop); 0 for a port to itself.
  * HopLimit 0: paths stay in the subnet (a HopLimit above 1 makes the
- * Linux kernel add a GRH), but for a path to a router (255).
+ * Linux kernel add a GRH), but for a path to a router (255). With
+ * enable_quirks, 1K at most for a Tavor end (tavor_limit).
  *
  * Selectors (MTU, Rate, PacketLifeTime; only when both the value and its
  * selector are in the component mask, else ignored, as OpenSM): greater
@@ -528,6 +529,38 @@ static struct pvals leg_vals(const struct pq *pq, const struct leg *g, bool loop
 	return v;
 }
 
+/* a Mellanox Tavor HCA (MT23108, device 0x5a44, sold under four vendor IDs) */
+static bool tavor(const struct ibsm_port *p)
+{
+	uint32_t v = p->node->ni.vendor_id;
+
+	return p->node->ni.device_id == 0x5a44 &&
+	       (v == 0x0002c9 || v == 0x0005ad || v == 0x00066a || v == 0x0008f1);
+}
+
+/*
+ * enable_quirks: Tavor does better with a 1K MTU, so a path with a Tavor
+ * end gets at most 1K unless the request wants more: an MTU greater than
+ * or exactly 2K or 4K, or the largest available (OpenSM's
+ * sa_path_rec_apply_tavor_mtu_limit, for PathRecord and MultiPathRecord).
+ */
+static bool tavor_limit(const struct pq *pq, const struct ibsm_port *s, const struct ibsm_port *d)
+{
+	if (!pq->sm->conf->enable_quirks || (!tavor(s) && !tavor(d)))
+		return false;
+	if (!HAS2(pq, IBSM_PR_MTU_SELECTOR, IBSM_PR_MTU))
+		return true;
+	switch (pq->req.mtu_selector) {
+	case IBSM_SA_SEL_GT:
+	case IBSM_SA_SEL_EQ:
+		return pq->req.mtu <= 3;
+	case IBSM_SA_SEL_LT:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /*
  * The path from s (slid) to d (dlid) as the request wants it, in pr;
  * *hops the switches it crosses. False when there is none.
@@ -546,6 +579,10 @@ static bool make_path(const struct pq *pq, const struct ibsm_port *s, const stru
 	if (!walk(sm, s, d, dlid, &f))
 		return false;
 	rev = walk(sm, d, s, slid, &b);
+	if (tavor_limit(pq, s, d)) {
+		take_mtu(&f, 3); /* 1024 bytes */
+		take_mtu(&b, 3);
+	}
 	if (rev) {
 		bv = leg_vals(pq, &b, loop);
 		rev = leg_sl(pq, &b, &bsl) && select_vals(pq, &bv);

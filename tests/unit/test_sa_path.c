@@ -884,13 +884,81 @@ START_TEST(t_multipath_lmc)
 }
 END_TEST
 
+/* the MTU of the h1-h4 Get with an MTU selector (sel 0xff: none); 0 for no record */
+static uint8_t mtu_h1_h4(uint8_t sel, uint8_t val)
+{
+	struct ibsm_path_rec q = {0};
+	struct answer a;
+
+	q.mtu_selector = sel == 0xff ? 0 : sel;
+	q.mtu = val;
+	get_lids(H1, H4, sel == 0xff ? 0 : C(MTU_SELECTOR) | C(MTU), &q, &a);
+	if (a.status == IBSM_SA_ERR_NO_RECORDS)
+		return 0;
+	return one(&a)->mtu;
+}
+
+/*
+ * enable_quirks: a path with a Mellanox Tavor end (device 0x5a44 under one
+ * of its four vendor IDs) gets 1K unless the request wants more (greater
+ * than or exactly 2K or 4K, or the largest); off, or not a Tavor, nothing
+ * changes; MultiPathRecord as PathRecord.
+ */
+START_TEST(t_tavor_quirk)
+{
+	static const int h1[] = {H1}, h4[] = {H4};
+	struct ibsm_node *n4;
+	struct ibsm_path_rec opt = {0};
+	struct answer a;
+	uint64_t m = MC(SGID_COUNT) | MC(DGID_COUNT) | MC(SDGID);
+
+	up(NULL);
+	n4 = port_of(H4, 1)->node;
+	n4->ni.vendor_id = 0x0002c9;
+	n4->ni.device_id = 0x5a44;
+	ck_assert_uint_eq(mtu_h1_h4(0xff, 0), 4); /* quirks off */
+	e.sm->conf->enable_quirks = true;
+	ck_assert_uint_eq(mtu_h1_h4(0xff, 0), 3);
+	ck_assert_uint_eq(mtu_h1_h4(SEL_EQ, 3), 3);
+	ck_assert_uint_eq(mtu_h1_h4(SEL_EQ, 2), 2);
+	ck_assert_uint_eq(mtu_h1_h4(SEL_LT, 5), 3);
+	ck_assert_uint_eq(mtu_h1_h4(SEL_GT, 2), 3);
+	ck_assert_uint_eq(mtu_h1_h4(SEL_GT, 3), 0); /* 1K, then "more than 1K": none, as OpenSM */
+	ck_assert_uint_eq(mtu_h1_h4(SEL_EQ, 4), 4); /* asked for: not limited */
+	ck_assert_uint_eq(mtu_h1_h4(SEL_BEST, 1), 4);
+	/* the other way, and a path without a Tavor end */
+	{
+		struct ibsm_path_rec q = {0};
+
+		get_lids(H4, H1, 0, &q, &a);
+		ck_assert_uint_eq(one(&a)->mtu, 3);
+		get_lids(H1, H2, 0, &q, &a);
+		ck_assert_uint_eq(one(&a)->mtu, 4);
+	}
+	mpr_ask(lid_of(H1), m, &opt, h1, 1, h4, 1, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.n, 1);
+	ck_assert_uint_eq(a.pr[0].mtu, 3);
+	/* other vendors and devices are no Tavor */
+	n4->ni.vendor_id = 0x0005ad; /* Topspin */
+	ck_assert_uint_eq(mtu_h1_h4(0xff, 0), 3);
+	n4->ni.vendor_id = 0x001175;
+	ck_assert_uint_eq(mtu_h1_h4(0xff, 0), 4);
+	n4->ni.vendor_id = 0x0002c9;
+	n4->ni.device_id = 0x5a45;
+	ck_assert_uint_eq(mtu_h1_h4(0xff, 0), 4);
+	down();
+}
+END_TEST
+
 static Suite *sa_path_suite(void)
 {
 	Suite *s = suite_create("sa_path");
 	TCase *tc = check_case(s, "sa_path", 60, NULL, NULL,
 			       CHECK_TESTS(t_by_lids, t_by_gids, t_one_end, t_mtu_min, t_rate,
 					   t_selectors, t_insufficient, t_echo, t_no_partition,
-					   t_no_route, t_sl, t_multipath, t_multipath_lmc));
+					   t_no_route, t_sl, t_multipath, t_multipath_lmc,
+					   t_tavor_quirk));
 
 	tcase_add_loop_test(tc, t_lmc, 0, 2);
 	return s;
