@@ -643,6 +643,9 @@ static bool realizable(const struct ibsm_mcast *m, uint64_t comp, struct ibsm_mc
 	}
 	if (!(comp & C(RATE)) || !(comp & C(RATE_SELECTOR)) || r->rate_sel == IBSM_SA_SEL_BEST) {
 		rate = pr ? pr : m->min_ca_rate;
+		/* the SA's own choice: one old clients can read (OpenSM does it here) */
+		if (m->sm->conf->use_original_extended_sa_rates_only)
+			rate = sa_rate_original((uint8_t)rate);
 	} else {
 		rate = r->rate;
 		switch (r->rate_sel) {

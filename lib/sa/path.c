@@ -62,6 +62,9 @@
  * lifetime): the path's value. Records carry selector "exactly" and the
  * value used. Rates are ordered by the data they carry (FDR 1x, 14 Gb/s,
  * is above SDR 4x, 10 Gb/s, EDR 1x, 25 Gb/s, above SDR 12x, 30 Gb/s).
+ * With use_original_extended_sa_rates_only the record shows the rate
+ * mapped to the codes up to 12x EDR (sa_rate_original), once the
+ * selectors matched, as OpenSM.
  *
  * Component matching is done here, not by the agent: a selector is not
  * an equality, NumbPath is answered as 0 (only Reversible counts in that
@@ -165,6 +168,16 @@ static uint8_t rate_below(uint8_t r)
 		if (rate_data[i] < rate_data[r] && (!best || rate_data[i] > rate_data[best]))
 			best = i;
 	return best;
+}
+
+uint8_t sa_rate_original(uint8_t rate)
+{
+	switch (rate) {
+	case 19: return 15;
+	case 20: return 7;
+	case 21: case 22: case 23: case 24: return 18;
+	default: return rate;
+	}
 }
 
 /* the rate code of a port's active width and speed, 0 when not known */
@@ -631,7 +644,9 @@ static bool make_path(const struct pq *pq, const struct ibsm_port *s, const stru
 	pr->mtu_selector = IBSM_SA_SEL_EQ;
 	pr->mtu = v.mtu;
 	pr->rate_selector = IBSM_SA_SEL_EQ;
-	pr->rate = v.rate;
+	/* as OpenSM's pr_rcv_build_pr: the record's rate, after the selectors */
+	pr->rate = sm->conf->use_original_extended_sa_rates_only ? sa_rate_original(v.rate)
+								  : v.rate;
 	pr->pkt_life_selector = IBSM_SA_SEL_EQ;
 	pr->pkt_life = v.life;
 	pr->preference = pref;

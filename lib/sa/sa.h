@@ -42,6 +42,15 @@ int sa_db_load(struct ibsm_sm *sm, const char *path);
  * sa_db_dump is set */
 void sa_db_after_sweep(struct ibsm_sm *sm);
 
+/* --- path.c --- */
+/*
+ * use_original_extended_sa_rates_only: a rate code as clients that know
+ * only the rates up to 12x EDR (300 Gb/s, code 18) read it: 28 Gb/s (19)
+ * becomes 25 (15), 50 (20) 40 (7), 400 and above (21-24) 300 (18), as
+ * OpenSM's ib_path_rate_max_12xedr; the others stay
+ */
+uint8_t sa_rate_original(uint8_t rate);
+
 /* --- inform.c: subscriptions and Reports --- */
 /* a ReportResp arrived */
 void sa_inform_report_resp(struct ibsm_sm *sm, const uint8_t *mad, size_t len,

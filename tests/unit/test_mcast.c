@@ -20,6 +20,7 @@
 #include "conf/conf.h"
 #include "fakefab.h"
 #include "mad/sa_wire.h"
+#include "mad/smp.h"
 #include "model/fabric.h"
 #include "model/topofile.h"
 #include "policy/alias.h"
@@ -1582,6 +1583,46 @@ START_TEST(t_alias_join)
 }
 END_TEST
 
+/*
+ * use_original_extended_sa_rates_only: a group the SA gives a rate (none
+ * asked for) gets the original code below a 2x or HDR port's rate; a rate
+ * asked for is kept, as OpenSM.
+ */
+START_TEST(t_rate_original)
+{
+	struct simenv e;
+	struct ibsm_mcmember_rec r, out;
+	struct ibsm_port *p;
+	struct answer a;
+	uint8_t mgid[16];
+	uint64_t comp = JOIN_COMP | C(QKEY) | C(PKEY) | C(TCLASS) | C(SL) | C(FLOW_LABEL);
+	int h1;
+
+	start(&e, NULL);
+	h1 = node(&e, "h1");
+	p = fabric_port_find(&e.sm->fabric, guid_of(&e, h1));
+	ck_assert_ptr_nonnull(p);
+	p->pi.cap_mask |= IBSM_CAP_HAS_EXT_SPEEDS;
+	p->pi.link_width_active = 1;     /* 1x */
+	p->pi.link_speed_ext_active = 4; /* HDR: 50 Gb/s, code 20 */
+	mgid_make(mgid, 50);
+	ck_assert_uint_eq(join(&e, h1, mgid, h1, IBSM_JOIN_FULL, comp, &out), 0);
+	ck_assert_uint_eq(out.rate, 20);
+	e.sm->conf->use_original_extended_sa_rates_only = true;
+	mgid_make(mgid, 51);
+	ck_assert_uint_eq(join(&e, h1, mgid, h1, IBSM_JOIN_FULL, comp, &out), 0);
+	ck_assert_uint_eq(out.rate, 7);
+	/* asked for exactly: kept */
+	mgid_make(mgid, 52);
+	r = mrec(&e, mgid, h1, IBSM_JOIN_FULL);
+	r.rate = 20;
+	sa(&e, h1, IBSM_METHOD_SET, CREATE_COMP, 0, &r, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.recs[0].rate, 20);
+	simenv_fini(&e);
+}
+END_TEST
+
 START_TEST(t_disable_multicast)
 {
 	char dir[256];
@@ -1602,7 +1643,7 @@ START_TEST(t_disable_multicast)
 }
 END_TEST
 
-CHECK_MAIN_TESTS("mcast", 120, t_ipoib_group_at_start, t_alias_join, t_create_join_leave, t_create_rules,
+CHECK_MAIN_TESTS("mcast", 120, t_ipoib_group_at_start, t_alias_join, t_rate_original, t_create_join_leave, t_create_rules,
 		 t_join_validation, t_join_validation_off, t_leave_rules, t_send_only,
 		 t_sendonly_partial_leave_no_leak, t_mlid_exhaustion, t_only_changed_blocks,
 		 t_link_failure, t_port_gone, t_query, t_partition_reload, t_fini_mid_pass,

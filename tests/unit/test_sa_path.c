@@ -951,6 +951,81 @@ START_TEST(t_tavor_quirk)
 }
 END_TEST
 
+/* use_original_extended_sa_rates_only: the mapping itself, bad codes included */
+START_TEST(t_rate_original_map)
+{
+	static const uint8_t want[25] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+					 13, 14, 15, 16, 17, 18, 15, 7, 18, 18, 18, 18};
+	unsigned r;
+
+	for (r = 0; r < 25; r++)
+		ck_assert_uint_eq(sa_rate_original((uint8_t)r), want[r]);
+	ck_assert_uint_eq(sa_rate_original(25), 25);
+	ck_assert_uint_eq(sa_rate_original(63), 63);
+	ck_assert_uint_eq(sa_rate_original(255), 255);
+}
+END_TEST
+
+/* the h1-sw1-h2 links at width x extended speed (capability mask set) */
+static void h1_h2_speed(uint8_t width, uint8_t ext)
+{
+	set_speed(H1, 1, width, 4, ext);
+	set_speed(SW1, 1, width, 4, ext);
+	set_speed(SW1, 2, width, 4, ext);
+	set_speed(H2, 1, width, 4, ext);
+}
+
+/*
+ * use_original_extended_sa_rates_only: records carry 2x and HDR rates as
+ * the original codes below them, once the selectors matched the path's
+ * real rate (as OpenSM's pr_rcv_build_pr); PathRecord and MultiPathRecord.
+ */
+START_TEST(t_rate_original)
+{
+	static const int h1[] = {H1}, h2[] = {H2};
+	struct ibsm_path_rec q = {0}, opt = {0};
+	struct answer a;
+	uint64_t m = MC(SGID_COUNT) | MC(DGID_COUNT) | MC(SDGID);
+
+	up(NULL);
+	port_of(H1, 1)->pi.cap_mask |= IBSM_CAP_HAS_EXT_SPEEDS;
+	port_of(H2, 1)->pi.cap_mask |= IBSM_CAP_HAS_EXT_SPEEDS;
+	port_of(SW1, 0)->pi.cap_mask |= IBSM_CAP_HAS_EXT_SPEEDS;
+	h1_h2_speed(16, 1); /* FDR 2x: 28 Gb/s, code 19 */
+	get_lids(H1, H2, 0, &q, &a);
+	ck_assert_uint_eq(one(&a)->rate, 19);
+	e.sm->conf->use_original_extended_sa_rates_only = true;
+	get_lids(H1, H2, 0, &q, &a);
+	ck_assert_uint_eq(one(&a)->rate, 15);
+	q.rate_selector = SEL_EQ;
+	q.rate = 19;
+	get_lids(H1, H2, C(RATE_SELECTOR) | C(RATE), &q, &a);
+	ck_assert_uint_eq(one(&a)->rate, 15);
+	q.rate = 15; /* 25 Gb/s is not the path's rate */
+	get_lids(H1, H2, C(RATE_SELECTOR) | C(RATE), &q, &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_NO_RECORDS);
+	memset(&q, 0, sizeof(q));
+	h1_h2_speed(1, 4); /* HDR 1x: 50 Gb/s, code 20 */
+	get_lids(H1, H2, 0, &q, &a);
+	ck_assert_uint_eq(one(&a)->rate, 7);
+	h1_h2_speed(2, 8); /* NDR 4x: 400 Gb/s, code 21 */
+	get_lids(H1, H2, 0, &q, &a);
+	ck_assert_uint_eq(one(&a)->rate, 18);
+	mpr_ask(lid_of(H1), m, &opt, h1, 1, h2, 1, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.n, 1);
+	ck_assert_uint_eq(a.pr[0].rate, 18);
+	h1_h2_speed(2, 2); /* EDR 4x: 100 Gb/s, code 16, an original one */
+	get_lids(H1, H2, 0, &q, &a);
+	ck_assert_uint_eq(one(&a)->rate, 16);
+	e.sm->conf->use_original_extended_sa_rates_only = false;
+	h1_h2_speed(2, 8);
+	get_lids(H1, H2, 0, &q, &a);
+	ck_assert_uint_eq(one(&a)->rate, 21);
+	down();
+}
+END_TEST
+
 static Suite *sa_path_suite(void)
 {
 	Suite *s = suite_create("sa_path");
@@ -958,7 +1033,7 @@ static Suite *sa_path_suite(void)
 			       CHECK_TESTS(t_by_lids, t_by_gids, t_one_end, t_mtu_min, t_rate,
 					   t_selectors, t_insufficient, t_echo, t_no_partition,
 					   t_no_route, t_sl, t_multipath, t_multipath_lmc,
-					   t_tavor_quirk));
+					   t_tavor_quirk, t_rate_original_map, t_rate_original));
 
 	tcase_add_loop_test(tc, t_lmc, 0, 2);
 	return s;
