@@ -42,6 +42,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,33 +274,73 @@ static uint64_t take_v(struct sadb_parse *ps, const char *name, unsigned bits)
 	return v;
 }
 
+/*
+ * A record's hex fields, found by name in order, and where each goes: a
+ * part of a value (value >> shift & mask) into a member of off and size
+ * bytes; name NULL: another part of the value before; size 0: read, not
+ * kept. One parser for the records whose fields are plain numbers.
+ */
+struct sadb_field {
+	const char *name;
+	uint8_t bits;   /* the value's width */
+	uint8_t shift;
+	uint32_t mask;
+	uint16_t off;
+	uint8_t size;
+};
+
+#define SF_PART(name, bits, type, member, shift, mask)                                   \
+	{name, bits, shift, mask, offsetof(type, member), sizeof(((type *)0)->member)}
+#define SF(name, bits, type, member) SF_PART(name, bits, type, member, 0, 0xffffffffu)
+#define SF_SKIP(name, bits) {name, bits, 0, 0, 0, 0}
+
+static void take_fields(struct sadb_parse *ps, const struct sadb_field *f, size_t n, void *obj)
+{
+	uint64_t v = 0, x;
+	uint8_t *to;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (f[i].name)
+			v = take_v(ps, f[i].name, f[i].bits);
+		x = v >> f[i].shift & f[i].mask;
+		to = (uint8_t *)obj + f[i].off;
+		if (f[i].size == 1)
+			*to = (uint8_t)x;
+		else if (f[i].size == 2)
+			memcpy(to, &(uint16_t){(uint16_t)x}, 2);
+		else if (f[i].size == 4)
+			memcpy(to, &(uint32_t){(uint32_t)x}, 4);
+	}
+}
+
+#define MCM struct ibsm_mcmember_rec
+static const struct sadb_field group_fields[] = {
+	SF(" qkey=0x", 32, MCM, qkey),
+	SF(" mlid=0x", 16, MCM, mlid),
+	SF_PART(" mtu=0x", 8, MCM, mtu_sel, 6, 0x3),
+	SF_PART(NULL, 8, MCM, mtu, 0, 0x3f),
+	SF(" tclass=0x", 8, MCM, tclass),
+	SF(" pkey=0x", 16, MCM, pkey),
+	SF_PART(" rate=0x", 8, MCM, rate_sel, 6, 0x3),
+	SF_PART(NULL, 8, MCM, rate, 0, 0x3f),
+	SF_PART(" pkt_life=0x", 8, MCM, pkt_life_sel, 6, 0x3),
+	SF_PART(NULL, 8, MCM, pkt_life, 0, 0x3f),
+	SF_PART(" sl_flow_hop=0x", 32, MCM, sl, 28, 0xf),
+	SF_PART(NULL, 32, MCM, flow_label, 8, 0xfffff),
+	SF_PART(NULL, 32, MCM, hop_limit, 0, 0xff),
+	SF_PART(" scope_state=0x", 8, MCM, scope, 4, 0xf),
+	SF_SKIP(" proxy_join=0x", 8),
+};
+#undef MCM
+
 static bool parse_group(struct sadb_parse *ps, struct ibsm_mcmember_rec *r, uint16_t *mlid)
 {
-	uint64_t v;
-
 	memset(r, 0, sizeof(*r));
 	*mlid = (uint16_t)take_v(ps, " 0x", 16);
 	take_bytes16(ps, " mgid=0x", r->mgid);
 	take_bytes16(ps, " port_gid=0x", r->port_gid);
-	r->qkey = (uint32_t)take_v(ps, " qkey=0x", 32);
-	r->mlid = (uint16_t)take_v(ps, " mlid=0x", 16);
-	v = take_v(ps, " mtu=0x", 8);
-	r->mtu_sel = (uint8_t)(v >> 6);
-	r->mtu = v & 0x3f;
-	r->tclass = (uint8_t)take_v(ps, " tclass=0x", 8);
-	r->pkey = (uint16_t)take_v(ps, " pkey=0x", 16);
-	v = take_v(ps, " rate=0x", 8);
-	r->rate_sel = (uint8_t)(v >> 6);
-	r->rate = v & 0x3f;
-	v = take_v(ps, " pkt_life=0x", 8);
-	r->pkt_life_sel = (uint8_t)(v >> 6);
-	r->pkt_life = v & 0x3f;
-	v = take_v(ps, " sl_flow_hop=0x", 32);
-	r->sl = (uint8_t)(v >> 28);
-	r->flow_label = (uint32_t)(v >> 8) & 0xfffffu;
-	r->hop_limit = (uint8_t)v;
-	r->scope = (uint8_t)(take_v(ps, " scope_state=0x", 8) >> 4);
-	take_v(ps, " proxy_join=0x", 8);
+	take_fields(ps, group_fields, ARRAY_SIZE(group_fields), r);
 	if (!ps->bad && (*mlid != r->mlid || r->mgid[0] != 0xff)) {
 		ps->bad = "mlid";
 		return false;
@@ -367,34 +408,43 @@ static bool parse_service(struct sadb_parse *ps, struct ibsm_service_rec *s, uin
 	return true;
 }
 
+#define II struct ibsm_inform_info
+static const struct sadb_field inform_fields[] = {
+	SF(" lid_range_begin=0x", 16, II, lid_range_begin),
+	SF(" lid_range_end=0x", 16, II, lid_range_end),
+	SF(" is_generic=0x", 8, II, is_generic),
+	SF(" subscribe=0x", 8, II, subscribe),
+	SF(" trap_type=0x", 16, II, type),
+	SF(" trap_num=0x", 16, II, trap_num_or_dev_id),
+	SF_PART(" qpn_resp_time_val=0x", 32, II, qpn, 8, 0xffffff),
+	SF_PART(NULL, 32, II, resp_time, 0, 0x1f),
+	SF(" node_type=0x", 24, II, producer_or_vendor),
+};
+#undef II
+
+#define MA struct ibsm_mad_addr
+static const struct sadb_field rep_addr_fields[] = {
+	SF(" rep_addr: lid=0x", 16, MA, lid),
+	SF_SKIP(" path_bits=0x", 8),
+	SF_SKIP(" static_rate=0x", 8),
+	SF(" remote_qp=0x", 32, MA, qpn),
+	SF(" remote_qkey=0x", 32, MA, qkey),
+	SF(" pkey_ix=0x", 16, MA, pkey_index),
+	SF(" sl=0x", 4, MA, sl),
+};
+#undef MA
+
 static bool parse_inform(struct sadb_parse *ps, uint64_t *guid, uint16_t *enum_,
 			 struct ibsm_inform_info *ii, struct ibsm_mad_addr *to)
 {
-	uint64_t v;
-
 	memset(ii, 0, sizeof(*ii));
 	memset(to, 0, sizeof(*to));
 	take_v(ps, " subscriber_gid=0x", 64);
 	*guid = take_v(ps, ":0x", 64);
 	*enum_ = (uint16_t)take_v(ps, " subscriber_enum=0x", 16);
 	take_bytes16(ps, " gid=0x", ii->gid);
-	ii->lid_range_begin = (uint16_t)take_v(ps, " lid_range_begin=0x", 16);
-	ii->lid_range_end = (uint16_t)take_v(ps, " lid_range_end=0x", 16);
-	ii->is_generic = (uint8_t)take_v(ps, " is_generic=0x", 8);
-	ii->subscribe = (uint8_t)take_v(ps, " subscribe=0x", 8);
-	ii->type = (uint16_t)take_v(ps, " trap_type=0x", 16);
-	ii->trap_num_or_dev_id = (uint16_t)take_v(ps, " trap_num=0x", 16);
-	v = take_v(ps, " qpn_resp_time_val=0x", 32);
-	ii->qpn = (uint32_t)(v >> 8);
-	ii->resp_time = v & 0x1f;
-	ii->producer_or_vendor = (uint32_t)take_v(ps, " node_type=0x", 24);
-	to->lid = (uint16_t)take_v(ps, " rep_addr: lid=0x", 16);
-	take_v(ps, " path_bits=0x", 8);
-	take_v(ps, " static_rate=0x", 8);
-	to->qpn = (uint32_t)take_v(ps, " remote_qp=0x", 32);
-	to->qkey = (uint32_t)take_v(ps, " remote_qkey=0x", 32);
-	to->pkey_index = (uint16_t)take_v(ps, " pkey_ix=0x", 16);
-	to->sl = (uint8_t)take_v(ps, " sl=0x", 4);
+	take_fields(ps, inform_fields, ARRAY_SIZE(inform_fields), ii);
+	take_fields(ps, rep_addr_fields, ARRAY_SIZE(rep_addr_fields), to);
 	if (!ps->bad && (!*guid || !ii->qpn || ii->subscribe != 1))
 		ps->bad = "a subscription (subscriber, QPN, subscribe 1)";
 	return !ps->bad;

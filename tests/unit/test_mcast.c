@@ -1167,19 +1167,6 @@ static void write_file(const char *path, const char *text)
 	fclose(f);
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = calloc(1, 1 << 16);
-	size_t n;
-
-	ck_assert_ptr_nonnull(f);
-	n = fread(buf, 1, (1 << 16) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 /*
  * Groups with full, non, send-only-full members and a ServiceRecord are
  * dumped (sa_db_dump, OpenSM's format), and a new SM with sa_db_file
@@ -1217,7 +1204,7 @@ START_TEST(t_sa_db_restart)
 	snprintf(path, sizeof(path), "%s/opensm-sa.dump", dir1);
 	ck_assert_int_eq(sa_db_dump(e.sm, path), 0);
 	simenv_fini(&e);
-	a = slurp(path);
+	a = simenv_slurp(path, NULL);
 	ck_assert_ptr_nonnull(strstr(a, "MC Group 0xc000 (well known): mgid=0xff12401bffff0000:"));
 	ck_assert_ptr_nonnull(strstr(a, "Service Record: id=0x0000000000001234"));
 	ck_assert_ptr_nonnull(strstr(a, "name='test svc' data8=0x0102030405060708:"));
@@ -1248,7 +1235,7 @@ START_TEST(t_sa_db_restart)
 	sm_request_sweep(e.sm, true, "test");
 	simenv_run_heavy(&e, e.heavy_done + 1);
 	snprintf(path, sizeof(path), "%s/opensm-sa.dump", dir2);
-	b = slurp(path);
+	b = simenv_slurp(path, NULL);
 	*strstr(a, " modified_time=") = '\0';
 	*strstr(b, " modified_time=") = '\0';
 	ck_assert_str_eq(a, b);

@@ -884,6 +884,17 @@ START_TEST(t_multipath_lmc)
 }
 END_TEST
 
+/* the one record a MultiPathRecord from h1 between src and dst answers */
+static const struct ibsm_path_rec *mpr_one(int src, int dst, struct answer *a)
+{
+	struct ibsm_path_rec opt = {0};
+
+	mpr_ask(lid_of(H1), MC(SGID_COUNT) | MC(DGID_COUNT) | MC(SDGID), &opt, &src, 1, &dst, 1, a);
+	ck_assert_uint_eq(a->status, 0);
+	ck_assert_uint_eq(a->n, 1);
+	return &a->pr[0];
+}
+
 /* the MTU of the h1-h4 Get with an MTU selector (sel 0xff: none); 0 for no record */
 static uint8_t mtu_h1_h4(uint8_t sel, uint8_t val)
 {
@@ -906,11 +917,8 @@ static uint8_t mtu_h1_h4(uint8_t sel, uint8_t val)
  */
 START_TEST(t_tavor_quirk)
 {
-	static const int h1[] = {H1}, h4[] = {H4};
 	struct ibsm_node *n4;
-	struct ibsm_path_rec opt = {0};
 	struct answer a;
-	uint64_t m = MC(SGID_COUNT) | MC(DGID_COUNT) | MC(SDGID);
 
 	up(NULL);
 	n4 = port_of(H4, 1)->node;
@@ -935,10 +943,7 @@ START_TEST(t_tavor_quirk)
 		get_lids(H1, H2, 0, &q, &a);
 		ck_assert_uint_eq(one(&a)->mtu, 4);
 	}
-	mpr_ask(lid_of(H1), m, &opt, h1, 1, h4, 1, &a);
-	ck_assert_uint_eq(a.status, 0);
-	ck_assert_uint_eq(a.n, 1);
-	ck_assert_uint_eq(a.pr[0].mtu, 3);
+	ck_assert_uint_eq(mpr_one(H1, H4, &a)->mtu, 3);
 	/* other vendors and devices are no Tavor */
 	n4->ni.vendor_id = 0x0005ad; /* Topspin */
 	ck_assert_uint_eq(mtu_h1_h4(0xff, 0), 3);
@@ -982,10 +987,8 @@ static void h1_h2_speed(uint8_t width, uint8_t ext)
  */
 START_TEST(t_rate_original)
 {
-	static const int h1[] = {H1}, h2[] = {H2};
-	struct ibsm_path_rec q = {0}, opt = {0};
+	struct ibsm_path_rec q = {0};
 	struct answer a;
-	uint64_t m = MC(SGID_COUNT) | MC(DGID_COUNT) | MC(SDGID);
 
 	up(NULL);
 	port_of(H1, 1)->pi.cap_mask |= IBSM_CAP_HAS_EXT_SPEEDS;
@@ -1011,10 +1014,7 @@ START_TEST(t_rate_original)
 	h1_h2_speed(2, 8); /* NDR 4x: 400 Gb/s, code 21 */
 	get_lids(H1, H2, 0, &q, &a);
 	ck_assert_uint_eq(one(&a)->rate, 18);
-	mpr_ask(lid_of(H1), m, &opt, h1, 1, h2, 1, &a);
-	ck_assert_uint_eq(a.status, 0);
-	ck_assert_uint_eq(a.n, 1);
-	ck_assert_uint_eq(a.pr[0].rate, 18);
+	ck_assert_uint_eq(mpr_one(H1, H2, &a)->rate, 18);
 	h1_h2_speed(2, 2); /* EDR 4x: 100 Gb/s, code 16, an original one */
 	get_lids(H1, H2, 0, &q, &a);
 	ck_assert_uint_eq(one(&a)->rate, 16);
