@@ -591,9 +591,11 @@ int sa_db_load(struct ibsm_sm *sm, const char *path)
 	}
 	group_end(&ld);
 	fclose(f);
-	log_info("sa database %s: %u alias GUID blocks, %u multicast groups, %u members, "
-		 "%u services, %u informs restored, %u lines skipped",
-		 path, ld.alias_blocks, ld.groups, ld.members, ld.services, ld.informs, ld.errors);
+	if (ld.alias_blocks)
+		log_info("sa database %s: %u alias GUID blocks restored", path, ld.alias_blocks);
+	log_info("sa database %s: %u multicast groups, %u members, %u services, %u informs "
+		 "restored, %u lines skipped",
+		 path, ld.groups, ld.members, ld.services, ld.informs, ld.errors);
 	return (int)ld.errors;
 }
 
