@@ -30,12 +30,14 @@ void sa_del(struct ibsm_sa *sa);
 void sa_classportinfo(const struct ibsm_conf *c, struct ibsm_cpi *out);
 
 /* --- sadb.c: the SA database file (OpenSM's opensm-sa.dump format) --- */
-/* multicast groups with their members and ServiceRecords, written to f */
+/* alias GUID tables, multicast groups with their members, subscriptions and
+ * ServiceRecords, written to f */
 int sa_db_write(const struct ibsm_sm *sm, FILE *f);
 /* the same, to path atomically (temporary file, fsync, rename) */
 int sa_db_dump(const struct ibsm_sm *sm, const char *path);
-/* restore groups, members (ports in the fabric) and services from path: lines that do
- * not parse are warned about as path:line and skipped; the number of them, or -errno */
+/* restore aliases, groups, members (ports in the fabric), subscriptions and services
+ * from path: lines that do not parse are warned about as path:line and skipped; the
+ * number of them, or -errno */
 int sa_db_load(struct ibsm_sm *sm, const char *path);
 /* after a heavy sweep as master: prefix_routes_file read again when it changed,
  * sa_db_file read the first time, then the dump written to dump_files_dir when

@@ -1630,7 +1630,8 @@ START_TEST(t_disable_multicast)
 }
 END_TEST
 
-CHECK_MAIN_TESTS("mcast", 120, t_ipoib_group_at_start, t_alias_join, t_rate_original, t_create_join_leave, t_create_rules,
+CHECK_MAIN_TESTS("mcast", 120, t_ipoib_group_at_start, t_alias_join, t_rate_original,
+		 t_create_join_leave, t_create_rules,
 		 t_join_validation, t_join_validation_off, t_leave_rules, t_send_only,
 		 t_sendonly_partial_leave_no_leak, t_mlid_exhaustion, t_only_changed_blocks,
 		 t_link_failure, t_port_gone, t_query, t_partition_reload, t_fini_mid_pass,
