@@ -412,28 +412,43 @@ static void tick(evutil_socket_t fd, short what, void *arg)
 	(*(unsigned *)arg)++;
 }
 
+/*
+ * An SM on small_net in a new directory dir, routing with eng (registered
+ * once the SM has loaded the plug-ins), single_thread as given (taken at
+ * start)
+ */
+static void sm_with_engine(struct simenv *e, char *dir, size_t dirlen,
+			   const struct ibsm_routing_engine *eng, bool single)
+{
+	struct conf_errors errs = {0};
+	struct ibsm_router *rt;
+	struct ibsm_conf *c;
+
+	ck_assert_ptr_nonnull(check_mkdtemp(dir, dirlen, "ibsmd-router"));
+	c = simenv_conf(dir);
+	ck_assert_int_eq(conf_set(c, "routing_engine", eng->name, CONF_FROM_SET, 0, NULL, 0), 0);
+	ck_assert_int_eq(conf_set(c, "single_thread", single ? "TRUE" : "FALSE", CONF_FROM_SET, 0,
+				  NULL, 0),
+			 0);
+	memset(e, 0, sizeof(*e));
+	simenv_init(e, small_net, strlen(small_net), 0, conf_dup(c));
+	rt = route_state_router(e->sm->route);
+	ck_assert_int_eq(route_register(rt, eng, "built-in", &errs), 0);
+	ck_assert_int_eq(route_configure(rt, c, &errs), 0);
+	conf_errors_free(&errs);
+	conf_del(c);
+}
+
 /* the loop keeps running (timers, the socket, the SA) while routing works */
 START_TEST(t_worker_thread)
 {
 	struct simenv e;
-	struct ibsm_conf *c;
 	char dir[64];
-	struct conf_errors errs = {0};
 	struct event *ev;
 	struct timeval tv = {0, 10000};
 	unsigned ticks = 0, during = 0;
-	struct ibsm_router *rt;
 
-	ck_assert_ptr_nonnull(check_mkdtemp(dir, sizeof(dir), "ibsmd-router"));
-	c = simenv_conf(dir);
-	ck_assert_int_eq(conf_set(c, "routing_engine", "slow", CONF_FROM_SET, 0, NULL, 0), 0);
-	/* the SM loads the plug-ins at start; register ours before */
-	memset(&e, 0, sizeof(e));
-	simenv_init(&e, small_net, strlen(small_net), 0, simenv_conf(dir));
-	rt = route_state_router(e.sm->route);
-	ck_assert_int_eq(route_register(rt, &slow, "built-in", &errs), 0);
-	ck_assert_int_eq(route_configure(rt, c, &errs), 0);
-	conf_del(c);
+	sm_with_engine(&e, dir, sizeof(dir), &slow, false);
 	ev = event_new(e.base, -1, EV_PERSIST, tick, &ticks);
 	event_add(ev, &tv);
 	while (!route_state_running(e.sm->route))
@@ -456,22 +471,9 @@ START_TEST(t_worker_thread)
 START_TEST(t_single_thread_sm)
 {
 	struct simenv e;
-	struct ibsm_conf *c;
 	char dir[64];
-	struct conf_errors errs = {0};
-	struct ibsm_router *rt;
 
-	ck_assert_ptr_nonnull(check_mkdtemp(dir, sizeof(dir), "ibsmd-router"));
-	c = simenv_conf(dir);
-	ck_assert_int_eq(conf_set(c, "single_thread", "TRUE", CONF_FROM_SET, 0, NULL, 0), 0);
-	ck_assert_int_eq(conf_set(c, "routing_engine", "where", CONF_FROM_SET, 0, NULL, 0), 0);
-	memset(&e, 0, sizeof(e));
-	/* the SM takes single_thread at start; "where" is registered after */
-	simenv_init(&e, small_net, strlen(small_net), 0, conf_dup(c));
-	rt = route_state_router(e.sm->route);
-	ck_assert_int_eq(route_register(rt, &where, "built-in", &errs), 0);
-	ck_assert_int_eq(route_configure(rt, c, &errs), 0);
-	conf_del(c);
+	sm_with_engine(&e, dir, sizeof(dir), &where, true);
 	where_thread = 0;
 	simenv_run_heavy(&e, 1);
 	ck_assert_msg(e.last.ok, "%s", e.last.reason);
