@@ -9,9 +9,10 @@
  * by the SM: node_name_map_name, per_module_logging_file,
  * prefix_routes_file and sa_db_file. Those are read by their own parsers
  * (no second parser here) with the log captured, so each warning is the
- * one a start logs, after the config line that names the file. A missing
- * file at a key's default is silent, as in OpenSM; one named explicitly
- * is worth a line. The format of checkconf_report() is documented in
+ * one a start logs, after the config line that names the file (at a
+ * start only with strict_config, which must refuse on them: otherwise the
+ * SM's own reading logs them, once). A missing file at a key's default is
+ * silent, as in OpenSM; one named explicitly is worth a line. The format of checkconf_report() is documented in
  * ibsmd.conf(5): keep it stable.
  */
 #include "config.h"
@@ -176,8 +177,8 @@ static bool file_there(const struct ibsm_conf *c, size_t i, const char *without,
 		return true;
 	err = errno;
 	if (err == ENOENT && !conf_is_default(c, i))
-		conf_errors_add(cap->warns, "%s: cannot read %s: %s (%s)", cap->at, path, strerror(err),
-				without);
+		conf_errors_add(cap->warns, "%s: cannot read %s: %s (%s)", cap->at, path,
+				strerror(err), without);
 	return err != ENOENT;
 }
 
@@ -230,21 +231,36 @@ void checkconf_run(const struct ibsm_conf *c, struct conf_errors *errs, struct c
 			       " (its contents are not checked: ibsmd does not read QoS policies yet)",
 			       warns);
 	check_partitions(c, errs);
-	check_sm_files(c, warns);
+	/*
+	 * A start logs what is wrong in these files when the SM reads them;
+	 * here too only when strict_config must refuse on them, else each
+	 * line would come twice (checkconf_report reads them for the report)
+	 */
+	if (c->strict_config)
+		check_sm_files(c, warns);
 }
 
 int checkconf_report(FILE *out, const char *conf_path, const struct ibsm_conf *c,
 		     const struct conf_errors *errs, const struct conf_errors *warns)
 {
-	bool refused = conf_refuses(c, errs->n, warns->n);
-	size_t i;
+	struct conf_errors files = {0};
+	size_t i, nwarn;
+	bool refused;
 
+	/* what the SM would log reading its files (checkconf_run did with strict_config) */
+	if (!c->strict_config)
+		check_sm_files(c, &files);
+	nwarn = warns->n + files.n;
+	refused = conf_refuses(c, errs->n, nwarn);
 	for (i = 0; i < errs->n; i++)
 		fprintf(out, "error: %s\n", errs->msg[i]);
 	for (i = 0; i < warns->n; i++)
 		fprintf(out, "warning: %s\n", warns->msg[i]);
+	for (i = 0; i < files.n; i++)
+		fprintf(out, "warning: %s\n", files.msg[i]);
+	conf_errors_free(&files);
 	fprintf(out, "%s: %zu error%s, %zu warning%s: %s\n", conf_path ? conf_path : "(defaults)",
-		errs->n, errs->n == 1 ? "" : "s", warns->n, warns->n == 1 ? "" : "s",
+		errs->n, errs->n == 1 ? "" : "s", nwarn, nwarn == 1 ? "" : "s",
 		!refused ? "ibsmd would start"
 		: errs->n ? "ibsmd would not start"
 			  : "ibsmd would not start (strict_config)");

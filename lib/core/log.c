@@ -32,7 +32,8 @@ static struct {
 	char prefix[64];     /* log_prefix and ": ", or "" */
 	int subsys_level[16]; /* by subsys_names index; -1: none */
 	int max_level;        /* the highest of level and subsys_level[] */
-	void (*capture)(void *arg, const char *msg); /* log_capture() */
+	/* log_capture(): where warnings go instead, NULL for none */
+	void (*capture)(void *arg, const char *msg);
 	void *capture_arg;
 } lg = {.level = IBSM_LOG_INFO, .to_stderr = true, .max_level = IBSM_LOG_INFO,
 	.subsys_level = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}};
