@@ -5,8 +5,15 @@
  * unknown engine and falls back to minhop: a warning; a chain left empty
  * is an error), the GUID files the engines read, partitions.conf, the LFT
  * file and, with qos TRUE, the QoS policy file (only whether it can be
- * read: ibsmd does not parse QoS policies yet). The format of
- * checkconf_report() is documented in ibsmd.conf(5): keep it stable.
+ * read: ibsmd does not parse QoS policies yet), and the files read later
+ * by the SM: node_name_map_name, per_module_logging_file,
+ * prefix_routes_file and sa_db_file. Those are read by their own parsers
+ * (no second parser here) with the log captured, so each warning is the
+ * one a start logs, after the config line that names the file (at a
+ * start only with strict_config, which must refuse on them: otherwise the
+ * SM's own reading logs them, once). A missing file at a key's default is
+ * silent, as in OpenSM; one named explicitly is worth a line. The format of checkconf_report() is documented in
+ * ibsmd.conf(5): keep it stable.
  */
 #include "config.h"
 
@@ -20,8 +27,11 @@
 #include "conf/conf.h"
 #include "conf/guidfile.h"
 #include "conf/partconf.h"
+#include "core/log.h"
 #include "core/util.h"
+#include "model/namemap.h"
 #include "route/registry.h"
+#include "sa/sa.h"
 
 /* "file:line: key" where key i was set, or just "key" */
 static void where(const struct ibsm_conf *c, size_t i, char *buf, size_t len)
@@ -130,6 +140,83 @@ static void check_routing(const struct ibsm_conf *c, struct conf_errors *errs,
 	route_registry_del(rt);
 }
 
+/* what the parsers log while one file is read: a warning each, after at */
+struct capture {
+	struct conf_errors *warns;
+	char at[600];
+};
+
+static void capture_cb(void *arg, const char *msg)
+{
+	struct capture *cap = arg;
+
+	conf_errors_add(cap->warns, "%s: %s", cap->at, msg);
+}
+
+static const char *path_of(const struct ibsm_conf *c, size_t i)
+{
+	const char *path = *(char *const *)((const char *)c + conf_keys[i].off);
+
+	return path && path[0] && strcmp(path, "(null)") ? path : NULL;
+}
+
+/*
+ * A file the start goes on without when it is missing (quietly, as
+ * OpenSM): a line only when the key names it explicitly. true when there
+ * is a file to read.
+ */
+static bool file_there(const struct ibsm_conf *c, size_t i, const char *without,
+		       struct capture *cap)
+{
+	const char *path = path_of(c, i);
+	int err;
+
+	if (!path)
+		return false;
+	if (access(path, F_OK) == 0)
+		return true;
+	err = errno;
+	if (err == ENOENT && !conf_is_default(c, i))
+		conf_errors_add(cap->warns, "%s: cannot read %s: %s (%s)", cap->at, path,
+				strerror(err), without);
+	return err != ENOENT;
+}
+
+/* the files the SM reads after the start, by their own readers */
+static void check_sm_files(const struct ibsm_conf *c, struct conf_errors *warns)
+{
+	struct capture cap = {.warns = warns};
+	struct ibsm_namemap *m;
+	const char *path;
+	int err;
+
+	log_capture(capture_cb, &cap);
+	where(c, CONF_KEY_node_name_map_name, cap.at, sizeof(cap.at));
+	path = path_of(c, CONF_KEY_node_name_map_name);
+	err = namemap_load(path, &m);
+	namemap_del(m);
+	/* -EINVAL: the bad line was logged */
+	if (err < 0 && err != -EINVAL)
+		log_warnx("cannot read node name map %s: %s", path ? path : NAMEMAP_DEFAULT_PATH,
+			  strerror(-err));
+
+	where(c, CONF_KEY_per_module_logging_file, cap.at, sizeof(cap.at));
+	path = path_of(c, CONF_KEY_per_module_logging_file);
+	if (file_there(c, CONF_KEY_per_module_logging_file, "no per-module logging", &cap) &&
+	    (err = log_check_module_file(path)) < 0)
+		log_warnx("cannot read per_module_logging_file %s: %s", path, strerror(-err));
+
+	where(c, CONF_KEY_prefix_routes_file, cap.at, sizeof(cap.at));
+	if (file_there(c, CONF_KEY_prefix_routes_file, "no prefix routes", &cap))
+		sa_prefix_routes_check(path_of(c, CONF_KEY_prefix_routes_file));
+
+	where(c, CONF_KEY_sa_db_file, cap.at, sizeof(cap.at));
+	path = path_of(c, CONF_KEY_sa_db_file);
+	if (path && (err = sa_db_check(path)) < 0)
+		log_warnx("cannot read sa database %s: %s", path, strerror(-err));
+	log_capture(NULL, NULL);
+}
+
 void checkconf_run(const struct ibsm_conf *c, struct conf_errors *errs, struct conf_errors *warns)
 {
 	conf_warn_unsupported(c, warns);
@@ -144,20 +231,36 @@ void checkconf_run(const struct ibsm_conf *c, struct conf_errors *errs, struct c
 			       " (its contents are not checked: ibsmd does not read QoS policies yet)",
 			       warns);
 	check_partitions(c, errs);
+	/*
+	 * A start logs what is wrong in these files when the SM reads them;
+	 * here too only when strict_config must refuse on them, else each
+	 * line would come twice (checkconf_report reads them for the report)
+	 */
+	if (c->strict_config)
+		check_sm_files(c, warns);
 }
 
 int checkconf_report(FILE *out, const char *conf_path, const struct ibsm_conf *c,
 		     const struct conf_errors *errs, const struct conf_errors *warns)
 {
-	bool refused = conf_refuses(c, errs->n, warns->n);
-	size_t i;
+	struct conf_errors files = {0};
+	size_t i, nwarn;
+	bool refused;
 
+	/* what the SM would log reading its files (checkconf_run did with strict_config) */
+	if (!c->strict_config)
+		check_sm_files(c, &files);
+	nwarn = warns->n + files.n;
+	refused = conf_refuses(c, errs->n, nwarn);
 	for (i = 0; i < errs->n; i++)
 		fprintf(out, "error: %s\n", errs->msg[i]);
 	for (i = 0; i < warns->n; i++)
 		fprintf(out, "warning: %s\n", warns->msg[i]);
+	for (i = 0; i < files.n; i++)
+		fprintf(out, "warning: %s\n", files.msg[i]);
+	conf_errors_free(&files);
 	fprintf(out, "%s: %zu error%s, %zu warning%s: %s\n", conf_path ? conf_path : "(defaults)",
-		errs->n, errs->n == 1 ? "" : "s", warns->n, warns->n == 1 ? "" : "s",
+		errs->n, errs->n == 1 ? "" : "s", nwarn, nwarn == 1 ? "" : "s",
 		!refused ? "ibsmd would start"
 		: errs->n ? "ibsmd would not start"
 			  : "ibsmd would not start (strict_config)");

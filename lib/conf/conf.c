@@ -600,9 +600,38 @@ int conf_write(const struct ibsm_conf *c, FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
+/*
+ * OpenSM keys ibsmd accepts and will not honour, because something else of
+ * ibsmd does their work: the warning says what
+ */
+static const struct {
+	enum conf_key_id key;
+	const char *instead;
+} replaced[] = {
+	{CONF_KEY_event_plugin_name, "no OpenSM event plugins, the status socket's event stream "
+				     "(ibsmctl watch) carries ibsmd's events"},
+	{CONF_KEY_event_plugin_options, "no OpenSM event plugins, the status socket's event "
+					"stream (ibsmctl watch) carries ibsmd's events"},
+	{CONF_KEY_event_db_dump_file, "no event database, the status socket's event stream "
+				      "(ibsmctl watch) carries ibsmd's events"},
+	{CONF_KEY_console, "no OpenSM console, ibsmctl on the status socket replaces it"},
+	{CONF_KEY_console_port, "no OpenSM console, ibsmctl on the status socket replaces it"},
+};
+
+static const char *replaced_by(size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < ARRAY_SIZE(replaced); j++)
+		if ((size_t)replaced[j].key == i)
+			return replaced[j].instead;
+	return NULL;
+}
+
 int conf_warn_unsupported(const struct ibsm_conf *c, struct conf_errors *warns)
 {
-	char val[512];
+	char val[512], at[600] = "";
+	const char *instead;
 	size_t i;
 	int n = 0;
 
@@ -611,11 +640,14 @@ int conf_warn_unsupported(const struct ibsm_conf *c, struct conf_errors *warns)
 			continue;
 		conf_format_value(c, i, val, sizeof(val));
 		if (c->origin[i].file)
-			warn_add(warns, "%s:%u: %s: not supported by ibsmd yet, value %s ignored",
-				 c->origin[i].file, c->origin[i].line, conf_keys[i].name, val);
+			snprintf(at, sizeof(at), "%s:%u: ", c->origin[i].file, c->origin[i].line);
+		if ((instead = replaced_by(i)))
+			warn_add(warns, "%s%s: not honoured, value %s ignored: %s", at,
+				 conf_keys[i].name, val, instead);
 		else
-			warn_add(warns, "%s: not supported by ibsmd yet, value %s ignored",
+			warn_add(warns, "%s%s: not supported by ibsmd yet, value %s ignored", at,
 				 conf_keys[i].name, val);
+		at[0] = '\0';
 		n++;
 	}
 	return n;

@@ -32,6 +32,9 @@ static struct {
 	char prefix[64];     /* log_prefix and ": ", or "" */
 	int subsys_level[16]; /* by subsys_names index; -1: none */
 	int max_level;        /* the highest of level and subsys_level[] */
+	/* log_capture(): where warnings go instead, NULL for none */
+	void (*capture)(void *arg, const char *msg);
+	void *capture_arg;
 } lg = {.level = IBSM_LOG_INFO, .to_stderr = true, .max_level = IBSM_LOG_INFO,
 	.subsys_level = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}};
 
@@ -259,12 +262,42 @@ static void file_rotate_if_full(void)
 static void log_vemit(const char *file, enum ibsm_log_level level, const char *fmt, va_list ap,
 		      const char *suffix) __attribute__((format(printf, 3, 0)));
 
+/* a warning or an error while log_capture() is on: to the capturer, without the prefix */
+static void log_vcapture(enum ibsm_log_level level, const char *fmt, va_list ap,
+			 const char *suffix) __attribute__((format(printf, 2, 0)));
+
+static void log_vcapture(enum ibsm_log_level level, const char *fmt, va_list ap,
+			 const char *suffix)
+{
+	char msg[2048];
+	int n;
+
+	if (level > IBSM_LOG_WARN)
+		return;
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (n < 0)
+		return;
+	if (suffix && (size_t)n < sizeof(msg))
+		snprintf(msg + n, sizeof(msg) - (size_t)n, ": %s", suffix);
+	lg.capture(lg.capture_arg, msg);
+}
+
+void log_capture(void (*fn)(void *arg, const char *msg), void *arg)
+{
+	lg.capture = fn;
+	lg.capture_arg = arg;
+}
+
 static void log_vemit(const char *file, enum ibsm_log_level level, const char *fmt, va_list ap,
 		      const char *suffix)
 {
 	char msg[2048];
 	int n, p;
 
+	if (lg.capture) {
+		log_vcapture(level, fmt, ap, suffix);
+		return;
+	}
 	if (!level_on(file, level))
 		return;
 	p = snprintf(msg, sizeof(msg), "%s", lg.prefix);
@@ -560,4 +593,17 @@ int log_read_module_stream(FILE *f, const char *path)
 	memcpy(lg.subsys_level, levels, sizeof(levels));
 	max_level_update();
 	return 0;
+}
+
+int log_check_module_file(const char *path)
+{
+	int saved[ARRAY_SIZE(lg.subsys_level)];
+	int r;
+
+	/* the same reader, then the levels held before */
+	memcpy(saved, lg.subsys_level, sizeof(saved));
+	r = log_load_module_file(path);
+	memcpy(lg.subsys_level, saved, sizeof(saved));
+	max_level_update();
+	return r;
 }

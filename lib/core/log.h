@@ -57,6 +57,14 @@ int log_subsys_level(const char *subsys);
 int log_load_module_file(const char *path);
 /* the same from an open stream; path names it in warnings */
 int log_read_module_stream(FILE *f, const char *path);
+/* as log_load_module_file() (same warnings, same result) but the levels held stay */
+int log_check_module_file(const char *path);
+/*
+ * While fn is set, warnings and errors go to fn (without log_prefix) and
+ * nowhere else, lesser messages nowhere: --check-config collects what a
+ * parser would log at start. Single-threaded use only; NULL ends it.
+ */
+void log_capture(void (*fn)(void *arg, const char *msg), void *arg);
 
 /* the subsystem of a source file name (__FILE__), "" when it has none */
 const char *log_subsys_of(const char *file);

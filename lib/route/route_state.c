@@ -22,6 +22,14 @@
  * point after which the loop owns everything again. The thread hands its
  * result back by activating done_ev, which runs route_state_done on the
  * loop; that one calls the starter's callback last.
+ *
+ * single_thread (OpenSM's -d1, which runs its MAD dispatcher on one
+ * thread): the same job code runs on the loop's thread, inside
+ * route_state_start, and there is no thread to join (job->threaded false;
+ * also when no thread could be made). The loop waits for the engines then.
+ * The result still comes back through done_ev on the next loop turn, so a
+ * starter is never called back from inside route_state_start and the rule
+ * above holds unchanged: the job "runs" (rs->job set) until then.
  */
 #include "config.h"
 
@@ -49,6 +57,7 @@ struct route_job {
 	int err;
 	uint64_t t0;
 	pthread_t th;
+	bool threaded;                   /* th was started: join it */
 	struct event *done_ev;
 	route_state_done_fn *done;
 	void *arg;
@@ -69,6 +78,7 @@ struct ibsm_route_state {
 	struct route_outcome last;       /* engines tried in the last run (no routes) */
 	struct ibsm_routing_info info;
 	struct ibsm_conf *deferred;      /* owned: reload waiting for the job */
+	bool single_thread;              /* jobs run on the loop's thread */
 };
 
 struct ibsm_route_state *route_state_new(struct event_base *base, const char *plugin_dir)
@@ -130,7 +140,8 @@ void route_state_cancel(struct ibsm_route_state *rs)
 	if (!rs->job)
 		return;
 	/* routing is not interruptible: wait for it, then drop its result */
-	pthread_join(rs->job->th, NULL);
+	if (rs->job->threaded)
+		pthread_join(rs->job->th, NULL);
 	route_job_free(rs->job);
 	rs->job = NULL;
 }
@@ -175,7 +186,8 @@ static void route_state_done(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	pthread_join(job->th, NULL);
+	if (job->threaded)
+		pthread_join(job->th, NULL);
 	routed = job->err >= 0 && job->out.routes;
 	rs->job = NULL;
 	rs->info.runs++;
@@ -220,11 +232,21 @@ void route_state_start(struct ibsm_route_state *rs, struct ibsm_topo *t,
 	if (!job->done_ev)
 		fatalx("event_new");
 	rs->job = job;
-	if (pthread_create(&job->th, NULL, route_worker, job) != 0) {
+	if (!rs->single_thread) {
+		job->threaded = pthread_create(&job->th, NULL, route_worker, job) == 0;
+		if (job->threaded)
+			return;
 		/* no thread: route here, the loop waits this once */
 		log_warnx("cannot start the routing thread, routing on the event loop");
-		route_worker(job);
 	}
+	route_worker(job);
+}
+
+void route_state_single_thread(struct ibsm_route_state *rs, bool on)
+{
+	if (on && !rs->single_thread)
+		log_info("single_thread: routing on the event loop, no routing thread");
+	rs->single_thread = on;
 }
 
 bool route_state_running(const struct ibsm_route_state *rs)

@@ -51,14 +51,20 @@ void route_state_del(struct ibsm_route_state *rs);
 struct ibsm_router *route_state_router(struct ibsm_route_state *rs);
 
 /*
- * Start a job on the worker thread over snapshot t (taken over). With
- * patch, the routes in use are repaired for t first (reroute.c) when they
- * can be; else, or when that fails, the engine chain runs. vo is copied.
+ * Start a job on the worker thread (see route_state_single_thread) over
+ * snapshot t (taken over). With patch, the routes in use are repaired for
+ * t first (reroute.c) when they can be; else, or when that fails, the
+ * engine chain runs. vo is copied.
  * done(arg, routed) runs on the loop when it is over. One job at a time.
  */
 void route_state_start(struct ibsm_route_state *rs, struct ibsm_topo *t,
 		       const struct verify_opts *vo, bool patch, route_state_done_fn *done,
 		       void *arg);
+/*
+ * single_thread: jobs run on the caller's thread inside route_state_start
+ * (the loop waits for the engines); done still runs from the loop, after.
+ */
+void route_state_single_thread(struct ibsm_route_state *rs, bool on);
 /* wait for a running job and drop its result; done is not called */
 void route_state_cancel(struct ibsm_route_state *rs);
 /* true while a job runs */

@@ -244,3 +244,12 @@ void sa_prefix_routes_refresh(struct ibsm_sm *sm)
 	if (sm->sa && sm->sa->prefix_routes)
 		sa_prefix_routes_load(sm->sa->prefix_routes, sm->conf->prefix_routes_file);
 }
+
+int sa_prefix_routes_check(const char *path)
+{
+	struct sa_prefix_routes *pr = sa_prefix_routes_new();
+	int r = sa_prefix_routes_load(pr, path);
+
+	sa_prefix_routes_del(pr);
+	return r;
+}

@@ -46,6 +46,12 @@ int sa_db_load(struct ibsm_sm *sm, const char *path);
  * sa_db_file read the first time, then the dump written to dump_files_dir when
  * sa_db_dump is set */
 void sa_db_after_sweep(struct ibsm_sm *sm);
+/* --check-config: path read as sa_db_load() reads it into a throwaway SA (nothing
+ * restored, groups parsed only), so with the same warnings; as sa_db_load() */
+int sa_db_check(const char *path);
+/* --check-config: prefix_routes_file read as the SA reads it (same warnings);
+ * the number of bad lines */
+int sa_prefix_routes_check(const char *path);
 
 /* --- path.c --- */
 /*

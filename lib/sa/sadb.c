@@ -48,6 +48,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <event2/event.h>
+
 #include "conf/conf.h"
 #include "core/log.h"
 #include "core/util.h"
@@ -625,4 +627,27 @@ void sa_db_after_sweep(struct ibsm_sm *sm)
 	if (err < 0)
 		log_warnx("cannot write sa database %s: %s", path, strerror(-err));
 	free(path);
+}
+
+int sa_db_check(const char *path)
+{
+	struct ibsm_sm *sm = xcalloc(1, sizeof(*sm));
+	struct ibsm_sa *sa = xcalloc(1, sizeof(*sa));
+	int r;
+
+	/* services take a lease timer: a base of their own, never run */
+	sm->base = event_base_new();
+	if (!sm->base)
+		fatalx("cannot create an event base");
+	sa->sm = sm;
+	sa->services = sa_service_new(sm);
+	sa->informs = sa_inform_new(sm);
+	sm->sa = sa; /* sm->mcast NULL: groups parsed, not restored */
+	r = sa_db_load(sm, path);
+	sa_inform_del(sa->informs);
+	sa_service_del(sa->services);
+	event_base_free(sm->base);
+	free(sa);
+	free(sm);
+	return r;
 }

@@ -344,6 +344,7 @@ struct ibsm_sm *sm_new(struct event_base *base, struct ibsm_conf *conf, struct i
 	sm->mkeys = mkey_new(path);
 	free(path);
 	sm->route = route_state_new(base, conf->plugin_dir ? conf->plugin_dir : PKGLIBDIR);
+	route_state_single_thread(sm->route, conf->single_thread);
 	sm->start_ev = evtimer_new(base, start_cb, sm);
 	sm->light_timer = event_new(base, -1, EV_PERSIST, light_timer_cb, sm);
 	sm->hold_timer = evtimer_new(base, hold_cb, sm);

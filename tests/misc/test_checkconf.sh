@@ -70,5 +70,29 @@ echo "$out" | grep -q "misspelt.conf:2: unknown key 'sm_priorty' (did you mean '
 echo "$out" | grep -q 'warnings in the configuration and strict_config, not starting' ||
 	fail "start with --strict-config: $out"
 
+# the files the SM reads later are read at a start too: a refused start
+# names their warnings as --check-config does, and the replaced OpenSM keys
+for name in sm-files replaced; do
+	out=$(timeout 30 "$IBSMD" -F $name.conf --plugin-dir "$PLUGINS" --strict-config -o \
+		--socket "$T/sock" --cache-dir "$T" 2>&1)
+	[ $? = 1 ] || fail "start with --strict-config and $name.conf: not refused"
+	grep '^warning: ' "$name.check" | sed 's/^warning: //' | while IFS= read -r w; do
+		printf '%s\n' "$out" | grep -qF -- "$w" || echo "$w"
+	done >"$T/$name.missing"
+	[ -s "$T/$name.missing" ] &&
+		fail "start with $name.conf does not say: $(cat "$T/$name.missing")"
+done
+
+# a file named explicitly and missing is a line; the same file at the
+# key's default is silent, as in OpenSM
+(cd "$T" && printf 'prefix_routes_file /etc/opensm/prefix-routes.conf\n' >default.conf &&
+	timeout 30 "$IBSMD" -F default.conf --plugin-dir "$PLUGINS" --check-config) >"$T/default.out"
+if [ -e /etc/opensm/prefix-routes.conf ]; then
+	echo "SKIP: /etc/opensm/prefix-routes.conf exists here"
+else
+	tail -n 1 "$T/default.out" | grep -q ': 0 errors, 0 warnings: ibsmd would start$' ||
+		fail "a missing default prefix_routes_file: $(cat "$T/default.out")"
+fi
+
 [ "$fails" = 0 ] && echo "PASS: $n files" && exit 0
 exit 1

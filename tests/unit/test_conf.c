@@ -1087,6 +1087,31 @@ START_TEST(t_key_suggest)
 }
 END_TEST
 
+/* keys ibsmd replaces by something else say what, one line each; others as before */
+START_TEST(t_replaced_keys)
+{
+	struct ibsm_conf *c = conf_new();
+	struct conf_errors w = {0};
+
+	ck_assert_int_eq(conf_warn_unsupported(c, &w), 0);
+	ck_assert_int_eq(conf_set(c, "console", "local", CONF_FROM_FILE, 3, NULL, 0), 0);
+	ck_assert_int_eq(conf_set(c, "event_plugin_name", "osmeventplugin", CONF_FROM_SET, 0, NULL,
+				  0),
+			 0);
+	ck_assert_int_eq(conf_set(c, "port_prof_ignore_file", "/x", CONF_FROM_SET, 0, NULL, 0), 0);
+	ck_assert_int_eq(conf_warn_unsupported(c, &w), 3);
+	ck_assert_str_eq(w.msg[0], "port_prof_ignore_file: not supported by ibsmd yet, value /x "
+				   "ignored");
+	ck_assert_str_eq(w.msg[1], "event_plugin_name: not honoured, value osmeventplugin "
+				   "ignored: no OpenSM event plugins, the status socket's event "
+				   "stream (ibsmctl watch) carries ibsmd's events");
+	ck_assert_str_eq(w.msg[2], "console: not honoured, value local ignored: no OpenSM "
+				   "console, ibsmctl on the status socket replaces it");
+	conf_errors_free(&w);
+	conf_del(c);
+}
+END_TEST
+
 static Suite *conf_suite(void)
 {
 	Suite *s = suite_create("conf");
@@ -1106,7 +1131,7 @@ static Suite *conf_suite(void)
 			CHECK_TESTS(t_line_too_long, t_string_too_long, t_bad_line_in_middle,
 				    t_many_errors, t_missing_file, t_good_forms, t_conf_set));
 	tcase_add_loop_test(tc, t_bad_line, 0, (int)ARRAY_SIZE(bad_cases));
-	tc = check_case(s, "corpus", 0, setup, teardown, CHECK_TESTS(t_key_suggest));
+	tc = check_case(s, "corpus", 0, setup, teardown, CHECK_TESTS(t_key_suggest, t_replaced_keys));
 	tcase_add_loop_test(tc, t_corpus, 0, (int)ARRAY_SIZE(corpus));
 	check_case(s, "lifecycle", 0, setup, teardown,
 		   CHECK_TESTS(t_write_reload, t_dup, t_reload_check, t_keep_restart_keys,

@@ -225,5 +225,53 @@ START_TEST(t_module_file_missing)
 }
 END_TEST
 
+/* what log_capture collects: warnings and errors, in order, without the prefix */
+struct captured {
+	char msgs[4][200];
+	unsigned n;
+};
+
+static void collect(void *arg, const char *msg)
+{
+	struct captured *c = arg;
+
+	if (c->n < 4)
+		snprintf(c->msgs[c->n], sizeof(c->msgs[0]), "%s", msg);
+	c->n++;
+}
+
+/* --check-config's hooks: a capture, and a module file read without keeping it */
+START_TEST(t_capture_and_check)
+{
+	struct captured c = {0};
+	const char *path = write_file("chk.conf", "osm_sa_path_record.c 0x08\nosm_nosuch.c 1\n");
+	char *t;
+
+	log_set_prefix("pfx");
+	ck_assert_int_eq(log_set_subsys_level("sm", IBSM_LOG_DEBUG), 0);
+	log_capture(collect, &c);
+	log_info("not collected");
+	log_warnx("first %d", 1);
+	errno = ENOENT;
+	log_warn("second");
+	/* the levels held stay, the warning is the reader's own */
+	ck_assert_int_eq(log_check_module_file(path), 0);
+	ck_assert_int_eq(log_subsys_level("sa"), -1);
+	ck_assert_int_eq(log_subsys_level("sm"), IBSM_LOG_DEBUG);
+	log_capture(NULL, NULL);
+	ck_assert_uint_eq(c.n, 3);
+	ck_assert_str_eq(c.msgs[0], "first 1");
+	ck_assert_str_eq(c.msgs[1], "second: No such file or directory");
+	ck_assert_int_eq(strncmp(c.msgs[2], path, strlen(path)), 0);
+	ck_assert_str_eq(c.msgs[2] + strlen(path), ":2: unknown module osm_nosuch.c, line ignored");
+	/* nothing reached the log while captured; after, as before */
+	t = log_text();
+	ck_assert_str_eq(t, "");
+	free(t);
+	log_warnx("after");
+	ck_assert(logged("pfx: after"));
+}
+END_TEST
+
 CHECK_MAIN_FIXTURE("log", 10, setup, teardown, t_prefix, t_subsys_of, t_subsys_levels,
-		   t_module_file, t_module_file_bad, t_module_file_missing)
+		   t_module_file, t_module_file_bad, t_module_file_missing, t_capture_and_check)

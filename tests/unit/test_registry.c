@@ -8,6 +8,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +160,19 @@ static int slow_route(void *state, const struct ibsm_topo *t, struct ibsm_routes
 
 static const struct ibsm_routing_engine slow = {
 	.api_version = IBSM_ROUTING_API_VERSION, .name = "slow", .route = slow_route};
+
+/* the thread the last "where" run was on */
+static pthread_t where_thread;
+
+static int where_route(void *state, const struct ibsm_topo *t, struct ibsm_routes *r)
+{
+	(void)state;
+	where_thread = pthread_self();
+	return minhop_route(t, r);
+}
+
+static const struct ibsm_routing_engine where = {
+	.api_version = IBSM_ROUTING_API_VERSION, .name = "where", .route = where_route};
 
 static struct ibsm_topo *leafspine(void)
 {
@@ -327,6 +341,64 @@ START_TEST(t_route_state)
 	event_base_free(base);
 }
 
+/* single_thread: the same job on the loop's thread, called back from the loop */
+START_TEST(t_route_state_single_thread)
+{
+	struct event_base *base;
+	struct ibsm_route_state *rs;
+	struct verify_opts vo = {.credit_loops = true};
+	struct conf_errors errs = {0};
+	struct ibsm_conf *c = conf_new();
+	struct done_seen d = {0};
+
+	/* for the last job, on the worker thread */
+	ck_assert_int_eq(evthread_use_pthreads(), 0);
+	base = event_base_new();
+	rs = route_state_new(base, PLUGINS);
+	route_state_single_thread(rs, true);
+	ck_assert_int_ge(route_load_dir(route_state_router(rs), &errs), 1);
+	ck_assert_int_eq(route_register(route_state_router(rs), &where, "built-in", &errs), 0);
+	ck_assert_int_eq(conf_set(c, "routing_engine", "where", CONF_FROM_SET, 0, NULL, 0), 0);
+	ck_assert_int_eq(route_configure(route_state_router(rs), c, &errs), 0);
+
+	/* routed before start returns, on this thread; the callback waits for the loop */
+	where_thread = 0;
+	route_state_start(rs, leafspine(), &vo, false, job_done, &d);
+	ck_assert(pthread_equal(where_thread, pthread_self()));
+	ck_assert_uint_eq(d.calls, 0);
+	ck_assert(route_state_running(rs));
+	ck_assert_ptr_null(route_state_routes(rs));
+	while (d.calls == 0)
+		event_base_loop(base, EVLOOP_ONCE);
+	ck_assert(d.routed);
+	ck_assert(!route_state_running(rs));
+	ck_assert_str_eq(route_state_info(rs)->engine, "where");
+	ck_assert_uint_eq(route_state_routes(rs)->nsw, 3);
+
+	/* a patch job the same way, and through the shared helper */
+	run_job(rs, base, &d);
+	ck_assert(d.routed);
+	ck_assert_uint_eq(route_state_info(rs)->runs, 2);
+
+	/* cancelled before the loop took the result: dropped, no join, no callback */
+	route_state_start(rs, leafspine(), &vo, true, job_done, &d);
+	route_state_cancel(rs);
+	ck_assert(!route_state_running(rs));
+	event_base_loop(base, EVLOOP_NONBLOCK);
+	ck_assert_uint_eq(d.calls, 2);
+	ck_assert_uint_eq(route_state_info(rs)->runs, 2);
+
+	/* off again: the next job runs on the worker thread */
+	route_state_single_thread(rs, false);
+	where_thread = pthread_self();
+	run_job(rs, base, &d);
+	ck_assert(!pthread_equal(where_thread, pthread_self()));
+	route_state_del(rs);
+	event_base_free(base);
+	conf_errors_free(&errs);
+	conf_del(c);
+}
+
 static const char *const small_net = "Hca 1 \"h1\"\n[1] \"leaf1\"[1]\n\n"
 				     "Hca 1 \"h2\"\n[1] \"leaf2\"[1]\n\n"
 				     "Switch 8 \"leaf1\"\n[5] \"spine1\"[1]\n\n"
@@ -340,28 +412,43 @@ static void tick(evutil_socket_t fd, short what, void *arg)
 	(*(unsigned *)arg)++;
 }
 
+/*
+ * An SM on small_net in a new directory dir, routing with eng (registered
+ * once the SM has loaded the plug-ins), single_thread as given (taken at
+ * start)
+ */
+static void sm_with_engine(struct simenv *e, char *dir, size_t dirlen,
+			   const struct ibsm_routing_engine *eng, bool single)
+{
+	struct conf_errors errs = {0};
+	struct ibsm_router *rt;
+	struct ibsm_conf *c;
+
+	ck_assert_ptr_nonnull(check_mkdtemp(dir, dirlen, "ibsmd-router"));
+	c = simenv_conf(dir);
+	ck_assert_int_eq(conf_set(c, "routing_engine", eng->name, CONF_FROM_SET, 0, NULL, 0), 0);
+	ck_assert_int_eq(conf_set(c, "single_thread", single ? "TRUE" : "FALSE", CONF_FROM_SET, 0,
+				  NULL, 0),
+			 0);
+	memset(e, 0, sizeof(*e));
+	simenv_init(e, small_net, strlen(small_net), 0, conf_dup(c));
+	rt = route_state_router(e->sm->route);
+	ck_assert_int_eq(route_register(rt, eng, "built-in", &errs), 0);
+	ck_assert_int_eq(route_configure(rt, c, &errs), 0);
+	conf_errors_free(&errs);
+	conf_del(c);
+}
+
 /* the loop keeps running (timers, the socket, the SA) while routing works */
 START_TEST(t_worker_thread)
 {
 	struct simenv e;
-	struct ibsm_conf *c;
 	char dir[64];
-	struct conf_errors errs = {0};
 	struct event *ev;
 	struct timeval tv = {0, 10000};
 	unsigned ticks = 0, during = 0;
-	struct ibsm_router *rt;
 
-	ck_assert_ptr_nonnull(check_mkdtemp(dir, sizeof(dir), "ibsmd-router"));
-	c = simenv_conf(dir);
-	ck_assert_int_eq(conf_set(c, "routing_engine", "slow", CONF_FROM_SET, 0, NULL, 0), 0);
-	/* the SM loads the plug-ins at start; register ours before */
-	memset(&e, 0, sizeof(e));
-	simenv_init(&e, small_net, strlen(small_net), 0, simenv_conf(dir));
-	rt = route_state_router(e.sm->route);
-	ck_assert_int_eq(route_register(rt, &slow, "built-in", &errs), 0);
-	ck_assert_int_eq(route_configure(rt, c, &errs), 0);
-	conf_del(c);
+	sm_with_engine(&e, dir, sizeof(dir), &slow, false);
 	ev = event_new(e.base, -1, EV_PERSIST, tick, &ticks);
 	event_add(ev, &tv);
 	while (!route_state_running(e.sm->route))
@@ -380,6 +467,22 @@ START_TEST(t_worker_thread)
 	rmdir(dir);
 }
 
+/* single_thread TRUE on a whole SM: the sweep routes and programs as with the thread */
+START_TEST(t_single_thread_sm)
+{
+	struct simenv e;
+	char dir[64];
+
+	sm_with_engine(&e, dir, sizeof(dir), &where, true);
+	where_thread = 0;
+	simenv_run_heavy(&e, 1);
+	ck_assert_msg(e.last.ok, "%s", e.last.reason);
+	ck_assert_str_eq(route_state_info(e.sm->route)->engine, "where");
+	ck_assert(pthread_equal(where_thread, pthread_self()));
+	simenv_fini(&e);
+	rmdir(dir);
+}
+
 CHECK_MAIN_TESTS("registry", 60, t_load_dir, t_refused, t_bad_dir_and_names, t_chain_fallback,
 		 t_worker_thread,
-		 t_route_state)
+		 t_route_state, t_route_state_single_thread, t_single_thread_sm)
