@@ -117,6 +117,16 @@ void u64map_init(struct u64map *m)
 	memset(m, 0, sizeof(*m));
 }
 
+void u64map_fini_free(struct u64map *m, void (*free_val)(void *))
+{
+	size_t pos = 0;
+	void *val;
+
+	while (u64map_next(m, &pos, NULL, &val))
+		free_val(val);
+	u64map_fini(m);
+}
+
 void u64map_fini(struct u64map *m)
 {
 	free(m->keys);

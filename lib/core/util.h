@@ -42,6 +42,8 @@ struct u64map {
 
 void u64map_init(struct u64map *m);
 void u64map_fini(struct u64map *m);
+/* u64map_fini for a map that owns its values: each goes to free_val first */
+void u64map_fini_free(struct u64map *m, void (*free_val)(void *));
 /* insert or replace; key must not be 0 */
 void u64map_put(struct u64map *m, uint64_t key, void *val);
 /* value stored under key, or NULL */
