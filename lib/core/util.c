@@ -102,7 +102,7 @@ long peak_rss_kib(void)
 
 /* --- u64map: linear probing, keys are GUIDs (never 0) --- */
 
-static size_t u64_hash(uint64_t k)
+size_t u64map_hash(uint64_t k)
 {
 	k ^= k >> 33;
 	k *= 0xff51afd7ed558ccdULL;
@@ -159,7 +159,7 @@ void u64map_put(struct u64map *m, uint64_t key, void *val)
 		fatalx("u64map_put: key 0");
 	if ((m->len + 1) * 4 >= m->cap * 3)
 		u64map_grow(m);
-	for (i = u64_hash(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+	for (i = u64map_hash(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
 		if (m->keys[i] == key) {
 			m->vals[i] = val;
 			return;
@@ -179,7 +179,7 @@ void *u64map_get(const struct u64map *m, uint64_t key)
 
 	if (!m->cap || !key)
 		return NULL;
-	for (i = u64_hash(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
+	for (i = u64map_hash(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
 		if (m->keys[i] == key)
 			return m->vals[i];
 	return NULL;
@@ -192,7 +192,7 @@ void *u64map_del(struct u64map *m, uint64_t key)
 
 	if (!m->cap || !key)
 		return NULL;
-	for (i = u64_hash(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
+	for (i = u64map_hash(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
 		if (m->keys[i] == key)
 			break;
 	if (!m->keys[i])

@@ -52,6 +52,8 @@ void *u64map_get(const struct u64map *m, uint64_t key);
 void *u64map_del(struct u64map *m, uint64_t key);
 /* iterate: start with *pos = 0; returns false when done */
 bool u64map_next(const struct u64map *m, size_t *pos, uint64_t *key, void **val);
+/* the hash a key probes from (& (cap - 1)); public so tests can build collisions */
+size_t u64map_hash(uint64_t k);
 
 /*
  * Write a whole file atomically: write to "<path>.tmp.<pid>", fsync, rename

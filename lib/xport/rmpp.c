@@ -32,6 +32,7 @@
 
 #include "core/log.h"
 #include "core/util.h"
+#include "mad/bits.h"
 #include "xport/rmpp.h"
 
 #define HDR_LEN	 IBSM_SA_DATA_OFF  /* MAD + RMPP + SA headers */
@@ -41,22 +42,9 @@
 
 /* --- wire helpers --- */
 
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 static uint64_t get64(const uint8_t *p)
 {
-	return (uint64_t)get32(p) << 32 | get32(p + 4);
+	return (uint64_t)be32_get(p) << 32 | be32_get(p + 4);
 }
 
 /* the RMPP header of a MAD of at least IBSM_RMPP_HDR_END bytes */
@@ -69,8 +57,8 @@ static void rmpp_hdr_get(const uint8_t *mad, struct ibsm_rmpp_hdr *h)
 	h->resp_time = r[2] >> 3;
 	h->flags = r[2] & 0x07;
 	h->status = r[3];
-	h->d1 = get32(r + 4);
-	h->d2 = get32(r + 8);
+	h->d1 = be32_get(r + 4);
+	h->d2 = be32_get(r + 8);
 }
 
 static void rmpp_hdr_put(uint8_t *mad, const struct ibsm_rmpp_hdr *h)
@@ -81,8 +69,8 @@ static void rmpp_hdr_put(uint8_t *mad, const struct ibsm_rmpp_hdr *h)
 	r[1] = h->type;
 	r[2] = (uint8_t)((h->resp_time & 0x1f) << 3 | (h->flags & 0x07));
 	r[3] = h->status;
-	put32(r + 4, h->d1);
-	put32(r + 8, h->d2);
+	be32_put(r + 4, h->d1);
+	be32_put(r + 8, h->d2);
 }
 
 static uint32_t nsegs_of(size_t len)
