@@ -100,6 +100,20 @@ long peak_rss_kib(void)
 	return kib;
 }
 
+int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* --- u64map: linear probing, keys are GUIDs (never 0) --- */
 
 size_t u64map_hash(uint64_t k)

@@ -29,6 +29,10 @@ uint64_t now_ms(void);
 /* peak resident set size of this process in KiB (from /proc/self/status) */
 long peak_rss_kib(void);
 
+/* qsort()/bsearch() comparators of uint32_t and uint64_t, ascending */
+int cmp_u32(const void *a, const void *b);
+int cmp_u64(const void *a, const void *b);
+
 /*
  * Open-addressing hash map from a non-zero uint64 key (a GUID) to a pointer.
  * The map does not own the values.

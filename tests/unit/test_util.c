@@ -252,13 +252,6 @@ START_TEST(t_map_grow_100k)
 }
 END_TEST
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 START_TEST(t_map_next)
 {
 	enum { N = 5000 };

@@ -253,13 +253,6 @@ START_TEST(t_window_fifo)
 }
 END_TEST
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 START_TEST(t_tids)
 {
 	enum { N = 3000 };
