@@ -472,8 +472,7 @@ START_TEST(t_bad_sminfo)
 	event_base_loop(e.base, EVLOOP_NONBLOCK);
 	ck_assert_uint_gt(smstate_counters(e.sm)->sets_refused, refused);
 	/* still a healthy master */
-	sm_request_sweep(e.sm, true, "test");
-	simenv_run_heavy(&e, e.heavy_done + 1);
+	simenv_sweep_to(&e, e.heavy_done + 1);
 	ck_assert_uint_eq(e.sm->state, IBSM_SM_MASTER);
 	ck_assert(e.last.ok);
 	env_fini(&e);
@@ -663,8 +662,7 @@ START_TEST(t_handover_refused)
 	ck_assert_uint_eq(e.sm->state, IBSM_SM_MASTER);
 	fs->state = IBSM_SM_STANDBY;
 	fs->refuse_sets = true;
-	sm_request_sweep(e.sm, true, "test");
-	simenv_run_heavy(&e, 3);
+	simenv_sweep_to(&e, 3);
 	ck_assert_uint_eq(e.sm->state, IBSM_SM_MASTER);
 	ck_assert_uint_eq(fs->sets, 1);
 	ck_assert(e.last.ok);
