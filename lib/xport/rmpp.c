@@ -98,27 +98,33 @@ static uint32_t seg_paylen(size_t len, uint32_t seg, uint32_t n)
 	return 0;
 }
 
+/* the RMPP header of an active transfer (no response time) with flags beside ACTIVE */
+static void rmpp_hdr_put_active(uint8_t *mad, uint8_t type, uint8_t flags, uint8_t status,
+				uint32_t d1, uint32_t d2)
+{
+	struct ibsm_rmpp_hdr h = {
+	    .version = IBSM_RMPP_VERSION,
+	    .type = type,
+	    .resp_time = IBSM_RMPP_NO_RESPTIME,
+	    .flags = IBSM_RMPP_FLAG_ACTIVE | flags,
+	    .status = status,
+	    .d1 = d1,
+	    .d2 = d2,
+	};
+
+	rmpp_hdr_put(mad, &h);
+}
+
 /* DATA segment seg (1..n) into mad[IBSM_MAD_SIZE]; returns the bytes to send */
 static size_t build_seg(uint8_t *mad, const uint8_t *hdr, const uint8_t *payload, size_t len,
 			uint32_t seg)
 {
 	uint32_t n = nsegs_of(len);
 	size_t b = seg_bytes(len, seg, n);
-	struct ibsm_rmpp_hdr h = {
-	    .version = IBSM_RMPP_VERSION,
-	    .type = IBSM_RMPP_DATA,
-	    .resp_time = IBSM_RMPP_NO_RESPTIME,
-	    .flags = IBSM_RMPP_FLAG_ACTIVE,
-	    .d1 = seg,
-	    .d2 = seg_paylen(len, seg, n),
-	};
+	uint8_t flags = (seg == 1 ? IBSM_RMPP_FLAG_FIRST : 0) | (seg == n ? IBSM_RMPP_FLAG_LAST : 0);
 
-	if (seg == 1)
-		h.flags |= IBSM_RMPP_FLAG_FIRST;
-	if (seg == n)
-		h.flags |= IBSM_RMPP_FLAG_LAST;
 	memcpy(mad, hdr, HDR_LEN);
-	rmpp_hdr_put(mad, &h);
+	rmpp_hdr_put_active(mad, IBSM_RMPP_DATA, flags, 0, seg, seg_paylen(len, seg, n));
 	if (b)
 		memcpy(mad + HDR_LEN, payload + (size_t)(seg - 1) * SEG_DATA, b);
 	memset(mad + HDR_LEN + b, 0, SEG_DATA - b);
@@ -130,20 +136,10 @@ static size_t build_seg(uint8_t *mad, const uint8_t *hdr, const uint8_t *payload
 static void build_ctl(uint8_t *mad, const uint8_t *hdr, uint8_t method, uint8_t type,
 		      uint8_t status, uint32_t d1, uint32_t d2)
 {
-	struct ibsm_rmpp_hdr h = {
-	    .version = IBSM_RMPP_VERSION,
-	    .type = type,
-	    .resp_time = IBSM_RMPP_NO_RESPTIME,
-	    .flags = IBSM_RMPP_FLAG_ACTIVE,
-	    .status = status,
-	    .d1 = d1,
-	    .d2 = d2,
-	};
-
 	memset(mad, 0, IBSM_MAD_SIZE);
 	memcpy(mad, hdr, HDR_LEN);
 	mad[3] = method;
-	rmpp_hdr_put(mad, &h);
+	rmpp_hdr_put_active(mad, type, 0, status, d1, d2);
 }
 
 int rmpp_single(uint8_t *mad, const uint8_t *hdr, const uint8_t *payload, size_t len)
