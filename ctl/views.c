@@ -545,7 +545,8 @@ static const struct section counters_sections[] = {
     {"MADs", "mads", NULL},	    {"Dropped", "dropped", NULL},
     {"Traps", "traps", NULL},	    {"Sweeps", "sweeps", NULL},
     {"Requests", "requests", NULL}, {"Transport", "transport", NULL},
-    {"Clients", "clients", NULL},   {"M_Keys", "mkey", NULL}, {0},
+    {"Clients", "clients", NULL},   {"M_Keys", "mkey", NULL},
+    {"SA tables (RMPP)", "rmpp", NULL}, {0},
 };
 
 

@@ -290,6 +290,16 @@ uint64_t alias_owner(const struct ibsm_aliases *a, uint64_t alias)
 	return ap && ap_live(a, ap) ? ap->guid : 0;
 }
 
+unsigned alias_guids(const struct ibsm_aliases *a, uint64_t port_guid, const uint64_t **guids)
+{
+	const struct alias_port *ap = a ? u64map_get(&a->ports, port_guid) : NULL;
+
+	if (!ap || !ap_live(a, ap))
+		return 0;
+	*guids = ap->want;
+	return ap->cap;
+}
+
 bool alias_next(const struct ibsm_aliases *a, size_t *pos, uint64_t *port_guid,
 		const uint64_t **guids, unsigned *n)
 {

@@ -56,6 +56,9 @@ void alias_block(const struct ibsm_aliases *a, const struct ibsm_port *p, unsign
 		 uint64_t *out);
 /* the port GUID alias names (an alias GUID, or a port GUID itself), 0 if none */
 uint64_t alias_owner(const struct ibsm_aliases *a, uint64_t alias);
+/* port_guid's table (n GUIDs, index 0 the port GUID, 0 for empty slots), for
+ * PathRecords that run over every GUID of a port; 0 if it has none */
+unsigned alias_guids(const struct ibsm_aliases *a, uint64_t port_guid, const uint64_t **guids);
 /*
  * The tables for dumps (sa_db): iterate from *pos = 0; each call gives a
  * port GUID and its table (n GUIDs, index 0 the port GUID, 0 for empty

@@ -63,6 +63,7 @@
 #include "core/util.h"
 #include "mad/bits.h"
 #include "model/fabric.h"
+#include "policy/alias.h"
 #include "policy/mcast.h"
 #include "policy/partition.h"
 #include "sa/sa.h"
@@ -89,8 +90,14 @@
 
 static struct log_ratelimit mc_rl = LOG_RATELIMIT_INIT(10, 1);
 
+/*
+ * A member is its PortGID: an SR-IOV virtual function joins with an alias
+ * GID of the physical port, and each alias is a member of its own (as
+ * OpenSM's mcm_alias_port_tbl), while the tree reaches the port.
+ */
 struct mc_member {
-	uint64_t guid;
+	uint64_t guid;      /* the PortGID's GUID: the port's own or an alias */
+	uint64_t port_guid; /* the end port it names */
 	uint8_t gid[16];
 	uint8_t join_state;
 	bool proxy;
@@ -101,7 +108,7 @@ struct mc_group {
 	uint64_t hash;
 	struct mc_group *hnext;       /* same MGID hash */
 	struct mc_group *mnext;       /* same MLID (consolidate_ipv6_snm_req), creation order */
-	struct u64map members;        /* port GUID -> struct mc_member (owned) */
+	struct u64map members;        /* PortGID GUID -> struct mc_member (owned) */
 	uint32_t full;                /* members with FullMember */
 	bool well_known;
 	bool configured;              /* ipoib_groups: still asked for by the partitions */
@@ -266,6 +273,15 @@ static unsigned port_rate(const struct ibsm_port *p)
 }
 
 /* --- groups and MLIDs --- */
+
+/* the end port a PortGID's GUID names: its own GUID or an alias of it (as
+ * OpenSM's osm_get_port_by_alias_guid); 0 if none */
+static uint64_t member_port(const struct ibsm_mcast *m, uint64_t guid)
+{
+	if (m->sm->aliases)
+		return alias_owner(m->sm->aliases, guid);
+	return fabric_port_find(&m->sm->fabric, guid) ? guid : 0;
+}
 
 static struct mc_group *group_find(const struct ibsm_mcast *m, const uint8_t mgid[16])
 {
@@ -499,9 +515,11 @@ static void purge_group(struct ibsm_mcast *m, struct mc_group *g)
 
 	while (u64map_next(&g->members, &pos, NULL, &v)) {
 		const struct mc_member *mb = v;
-		const struct ibsm_port *p = fabric_port_find(f, mb->guid);
+		const struct ibsm_port *p = fabric_port_find(f, mb->port_guid);
 
-		if (p && pkey_member(m->sm->parts, p, g->rec.pkey, NULL))
+		/* an alias deleted meanwhile (GUIDInfoRecord Delete) names no port */
+		if (p && member_port(m, mb->guid) == mb->port_guid &&
+		    pkey_member(m->sm->parts, p, g->rec.pkey, NULL))
 			continue;
 		if (ngone == cap) {
 			cap = cap ? cap * 2 : 16;
@@ -625,6 +643,9 @@ static bool realizable(const struct ibsm_mcast *m, uint64_t comp, struct ibsm_mc
 	}
 	if (!(comp & C(RATE)) || !(comp & C(RATE_SELECTOR)) || r->rate_sel == IBSM_SA_SEL_BEST) {
 		rate = pr ? pr : m->min_ca_rate;
+		/* the SA's own choice: one old clients can read (OpenSM does it here) */
+		if (m->sm->conf->use_original_extended_sa_rates_only)
+			rate = sa_rate_original((uint8_t)rate);
 	} else {
 		rate = r->rate;
 		switch (r->rate_sel) {
@@ -740,7 +761,7 @@ static bool modify_ok(const struct ibsm_sm *sm, const struct mc_group *g,
 	if (!requester)
 		return false;
 	if (!mb->proxy)
-		return requester->guid == mb->guid;
+		return requester->guid == mb->port_guid; /* validate_modify: the base port */
 	return pkey_member(sm->parts, requester, g->rec.pkey, NULL);
 }
 
@@ -778,7 +799,7 @@ uint16_t mcast_join(struct ibsm_mcast *m, const struct mcast_req *rq,
 		st = IBSM_SA_ERR_REQ_INVALID_GID;
 		goto refuse;
 	}
-	p = fabric_port_find(&sm->fabric, guid);
+	p = fabric_port_find(&sm->fabric, member_port(m, guid));
 	if (!p || !rq->requester)
 		goto refuse;
 	proxy = p != rq->requester;
@@ -827,6 +848,7 @@ uint16_t mcast_join(struct ibsm_mcast *m, const struct mcast_req *rq,
 	if (!mb) {
 		mb = xcalloc(1, sizeof(*mb));
 		mb->guid = guid;
+		mb->port_guid = p->guid;
 		memcpy(mb->gid, q->port_gid, 16);
 		mb->proxy = proxy;
 		u64map_put(&g->members, guid, mb);
@@ -1261,7 +1283,7 @@ static uint32_t row_members(struct ibsm_mcast *m, const struct mc_group *g, uint
 
 	while (u64map_next(&g->members, &pos, NULL, &v)) {
 		const struct mc_member *mb = v;
-		const struct ibsm_port *p = fabric_port_find(f, mb->guid);
+		const struct ibsm_port *p = fabric_port_find(f, mb->port_guid);
 		unsigned port;
 		bool ca;
 
@@ -1594,16 +1616,17 @@ uint16_t mcast_restore_group(struct ibsm_mcast *m, const struct ibsm_mcmember_re
 bool mcast_restore_member(struct ibsm_mcast *m, const uint8_t mgid[16],
 			  const uint8_t port_gid[16], uint8_t join_state, bool proxy)
 {
-	uint64_t guid = bits_get(port_gid + 8, 0, 64);
+	uint64_t guid = bits_get(port_gid + 8, 0, 64), port_guid = member_port(m, guid);
 	struct mc_group *g = group_find(m, mgid);
 	struct mc_member *mb;
 
-	if (!g || !(join_state & 0xf) || !fabric_port_find(&m->sm->fabric, guid))
+	if (!g || !(join_state & 0xf) || !port_guid)
 		return false;
 	if (u64map_get(&g->members, guid))
 		return true;
 	mb = xcalloc(1, sizeof(*mb));
 	mb->guid = guid;
+	mb->port_guid = port_guid;
 	memcpy(mb->gid, port_gid, 16);
 	mb->join_state = join_state & 0xf;
 	mb->proxy = proxy;
@@ -1672,6 +1695,7 @@ bool mcast_group_next(const struct ibsm_mcast *m, size_t *pos, struct mcast_grou
 static void member_view(const struct mc_member *mb, struct mcast_member_view *mv)
 {
 	mv->guid = mb->guid;
+	mv->port_guid = mb->port_guid;
 	memcpy(mv->port_gid, mb->gid, 16);
 	mv->join_state = mb->join_state;
 	mv->proxy_join = mb->proxy;

@@ -75,7 +75,8 @@ struct mcast_group_view {
 	bool well_known;              /* created by the SM (IPoIB), kept while empty */
 };
 struct mcast_member_view {
-	uint64_t guid;
+	uint64_t guid;      /* the PortGID's GUID (an alias GUID for a virtual function) */
+	uint64_t port_guid; /* the end port it names */
 	uint8_t port_gid[16];
 	uint8_t join_state;
 	bool proxy_join;
@@ -86,7 +87,7 @@ bool mcast_group_next(const struct ibsm_mcast *m, size_t *pos, struct mcast_grou
 /* the members of the group mgid: start with *pos = 0; false when done */
 bool mcast_member_next(const struct ibsm_mcast *m, const uint8_t mgid[16], size_t *pos,
 		       struct mcast_member_view *mv);
-/* one member of the group mgid by port GUID */
+/* one member of the group mgid by the GUID of its PortGID */
 bool mcast_member_find(const struct ibsm_mcast *m, const uint8_t mgid[16], uint64_t port_guid,
 		       struct mcast_member_view *mv);
 

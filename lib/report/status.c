@@ -21,9 +21,11 @@
 #include "policy/partition.h"
 #include "report/status.h"
 #include "route/route_state.h"
+#include "sa/sa.h"
 #include "sm/babble.h"
 #include "sm/sm.h"
 #include "sm/smstate.h"
+#include "xport/rmpp.h"
 #include "xport/xport.h"
 
 static json_t *guid_json(uint64_t guid)
@@ -879,12 +881,29 @@ static void counters_babble(const struct ibsm_sm *sm, json_t *o)
 			    json_integer((json_int_t)xs->stale));
 }
 
+/* SA tables sent with RMPP: "active" is 0 once no table is on its way */
+static json_t *counters_rmpp(const struct ibsm_sm *sm)
+{
+	size_t active;
+	const struct rmpp_stats *rs = sa_rmpp_stats(sm->sa, &active);
+
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "active",
+			 (json_int_t)active, "started", (json_int_t)rs->started, "completed",
+			 (json_int_t)rs->completed, "stopped", (json_int_t)rs->stopped,
+			 "timed_out", (json_int_t)rs->timed_out, "superseded",
+			 (json_int_t)rs->superseded, "refused", (json_int_t)rs->refused, "resent",
+			 (json_int_t)rs->resent);
+}
+
 json_t *status_counters(const struct ibsm_sm *sm)
 {
 	json_t *o = status_counters_base(sm);
 
-	if (o)
+	if (o) {
 		counters_babble(sm, o);
+		if (sm->sa)
+			json_object_set_new(o, "rmpp", counters_rmpp(sm));
+	}
 	return o;
 }
 

@@ -83,7 +83,7 @@ static void add(const struct sa_req *q, struct sa_resp *r, const struct mcast_gr
 		const struct mcast_member_view *mv)
 {
 	struct ibsm_mcmember_rec rec = gv->rec;
-	bool own = mv && q->port && mv->guid == q->port->guid;
+	bool own = mv && q->port && mv->port_guid == q->port->guid;
 
 	if (mv && (q->trusted || own)) {
 		memcpy(rec.port_gid, mv->port_gid, 16);

@@ -19,6 +19,10 @@
  * multicast module can be asked for its groups. With one end given the
  * other end runs over every port, the requester's first (so a Get with
  * only DGID or DLID is the requester's path); with neither, every pair.
+ * An end not named by a GID runs over every GUID of its port, its own
+ * first, then its aliases, each pair of GUIDs a port pair of its own (as
+ * OpenSM iterates its alias GUID table), so SR-IOV virtual functions find
+ * their paths in a full table.
  * A table larger than the RMPP sender can hold is ERR_NO_RESOURCES.
  *
  * Which pairs. The requester must share a partition with both ends
@@ -46,7 +50,8 @@
  * engine's is no path. PacketLifeTime: subnet_timeout, as OpenSM (not
  * packet_life_time, and nothing per hop); 0 for a port to itself.
  * HopLimit 0: paths stay in the subnet (a HopLimit above 1 makes the
- * Linux kernel add a GRH), but for a path to a router (255).
+ * Linux kernel add a GRH), but for a path to a router (255). With
+ * enable_quirks, 1K at most for a Tavor end (tavor_limit).
  *
  * Selectors (MTU, Rate, PacketLifeTime; only when both the value and its
  * selector are in the component mask, else ignored, as OpenSM): greater
@@ -57,6 +62,9 @@
  * lifetime): the path's value. Records carry selector "exactly" and the
  * value used. Rates are ordered by the data they carry (FDR 1x, 14 Gb/s,
  * is above SDR 4x, 10 Gb/s, EDR 1x, 25 Gb/s, above SDR 12x, 30 Gb/s).
+ * With use_original_extended_sa_rates_only the record shows the rate
+ * mapped to the codes up to 12x EDR (sa_rate_original), once the
+ * selectors matched, as OpenSM.
  *
  * Component matching is done here, not by the agent: a selector is not
  * an equality, NumbPath is answered as 0 (only Reversible counts in that
@@ -160,6 +168,16 @@ static uint8_t rate_below(uint8_t r)
 		if (rate_data[i] < rate_data[r] && (!best || rate_data[i] > rate_data[best]))
 			best = i;
 	return best;
+}
+
+uint8_t sa_rate_original(uint8_t rate)
+{
+	switch (rate) {
+	case 19: return 15;
+	case 20: return 7;
+	case 21: case 22: case 23: case 24: return 18;
+	default: return rate;
+	}
 }
 
 /* the rate code of a port's active width and speed, 0 when not known */
@@ -358,6 +376,7 @@ struct pq {
 	bool echo_gids;           /* records carry the requested SGID/DGID */
 	bool full;                /* more records than one table may hold */
 	bool via_router;          /* the DGID is another subnet's: d is the router port */
+	uint64_t sguid, dguid;    /* the GUIDs the records name the ends by (0: the ports') */
 };
 
 /* enough records: stop looking */
@@ -523,6 +542,38 @@ static struct pvals leg_vals(const struct pq *pq, const struct leg *g, bool loop
 	return v;
 }
 
+/* a Mellanox Tavor HCA (MT23108, device 0x5a44, sold under four vendor IDs) */
+static bool tavor(const struct ibsm_port *p)
+{
+	uint32_t v = p->node->ni.vendor_id;
+
+	return p->node->ni.device_id == 0x5a44 &&
+	       (v == 0x0002c9 || v == 0x0005ad || v == 0x00066a || v == 0x0008f1);
+}
+
+/*
+ * enable_quirks: Tavor does better with a 1K MTU, so a path with a Tavor
+ * end gets at most 1K unless the request wants more: an MTU greater than
+ * or exactly 2K or 4K, or the largest available (OpenSM's
+ * sa_path_rec_apply_tavor_mtu_limit, for PathRecord and MultiPathRecord).
+ */
+static bool tavor_limit(const struct pq *pq, const struct ibsm_port *s, const struct ibsm_port *d)
+{
+	if (!pq->sm->conf->enable_quirks || (!tavor(s) && !tavor(d)))
+		return false;
+	if (!HAS2(pq, IBSM_PR_MTU_SELECTOR, IBSM_PR_MTU))
+		return true;
+	switch (pq->req.mtu_selector) {
+	case IBSM_SA_SEL_GT:
+	case IBSM_SA_SEL_EQ:
+		return pq->req.mtu <= 3;
+	case IBSM_SA_SEL_LT:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /*
  * The path from s (slid) to d (dlid) as the request wants it, in pr;
  * *hops the switches it crosses. False when there is none.
@@ -541,6 +592,10 @@ static bool make_path(const struct pq *pq, const struct ibsm_port *s, const stru
 	if (!walk(sm, s, d, dlid, &f))
 		return false;
 	rev = walk(sm, d, s, slid, &b);
+	if (tavor_limit(pq, s, d)) {
+		take_mtu(&f, 3); /* 1024 bytes */
+		take_mtu(&b, 3);
+	}
 	if (rev) {
 		bv = leg_vals(pq, &b, loop);
 		rev = leg_sl(pq, &b, &bsl) && select_vals(pq, &bv);
@@ -565,13 +620,13 @@ static bool make_path(const struct pq *pq, const struct ibsm_port *s, const stru
 		memcpy(pr->dgid, pq->req.dgid, 16);
 	} else {
 		bits_set(pr->dgid, 0, 64, sm->conf->subnet_prefix);
-		bits_set(pr->dgid + 8, 0, 64, d->guid);
+		bits_set(pr->dgid + 8, 0, 64, pq->dguid ? pq->dguid : d->guid);
 	}
 	if (pq->echo_gids && HAS(pq, IBSM_PR_SGID)) {
 		memcpy(pr->sgid, pq->req.sgid, 16);
 	} else {
 		bits_set(pr->sgid, 0, 64, sm->conf->subnet_prefix);
-		bits_set(pr->sgid + 8, 0, 64, s->guid);
+		bits_set(pr->sgid + 8, 0, 64, pq->sguid ? pq->sguid : s->guid);
 	}
 	pr->dlid = dlid;
 	pr->slid = slid;
@@ -589,7 +644,9 @@ static bool make_path(const struct pq *pq, const struct ibsm_port *s, const stru
 	pr->mtu_selector = IBSM_SA_SEL_EQ;
 	pr->mtu = v.mtu;
 	pr->rate_selector = IBSM_SA_SEL_EQ;
-	pr->rate = v.rate;
+	/* as OpenSM's pr_rcv_build_pr: the record's rate, after the selectors */
+	pr->rate = sm->conf->use_original_extended_sa_rates_only ? sa_rate_original(v.rate)
+								  : v.rate;
 	pr->pkt_life_selector = IBSM_SA_SEL_EQ;
 	pr->pkt_life = v.life;
 	pr->preference = pref;
@@ -678,6 +735,43 @@ static unsigned pair_paths(struct pq *pq, const struct ibsm_port *s, const struc
 	return n;
 }
 
+/*
+ * The GUIDs a record may name end p by: the GID asked for (given), else the
+ * port's own GUID and each of its aliases, as OpenSM runs over its
+ * alias_port_guid_tbl; *t NULL for the GID asked for or the port's GUID.
+ */
+static unsigned end_guids(const struct pq *pq, const struct ibsm_port *p, bool given,
+			  const uint64_t **t)
+{
+	unsigned n = given ? 0 : alias_guids(pq->sm->aliases, p->guid, t);
+
+	if (!n)
+		*t = NULL;
+	return n ? n : 1;
+}
+
+/* pair_paths for every GUID of s by every GUID of d (each pair up to max) */
+static void guid_pair_paths(struct pq *pq, const struct ibsm_port *s, const struct ibsm_port *d,
+			    unsigned max)
+{
+	const uint64_t *st, *dt;
+	unsigned sn = end_guids(pq, s, HAS(pq, IBSM_PR_SGID), &st), i, j;
+	unsigned dn = end_guids(pq, d, HAS(pq, IBSM_PR_DGID), &dt);
+
+	for (i = 0; i < sn && !done(pq); i++) {
+		if (i && !st[i])
+			continue;
+		for (j = 0; j < dn && !done(pq); j++) {
+			if (j && !dt[j])
+				continue;
+			pq->sguid = st ? st[i] : 0;
+			pq->dguid = dt ? dt[j] : 0;
+			pair_paths(pq, s, d, max);
+		}
+	}
+	pq->sguid = pq->dguid = 0;
+}
+
 /* every end port, the one named first before the others */
 struct port_iter {
 	const struct ibsm_port *first; /* may be NULL */
@@ -722,19 +816,19 @@ static void path_enumerate(struct pq *pq, const struct ibsm_port *s, const struc
 	const struct ibsm_port *p, *p2;
 
 	if (s && d) {
-		pair_paths(pq, s, d, max);
+		guid_pair_paths(pq, s, d, max);
 		return;
 	}
 	while (!done(pq) && (p = next_port(pq, &it))) {
 		struct port_iter it2 = {.first = NULL};
 
 		if (s || d) {
-			pair_paths(pq, s ? s : p, d ? d : p, max);
+			guid_pair_paths(pq, s ? s : p, d ? d : p, max);
 			continue;
 		}
 		/* neither end given: every pair, as OpenSM */
 		while (!done(pq) && (p2 = next_port(pq, &it2)))
-			pair_paths(pq, p, p2, max);
+			guid_pair_paths(pq, p, p2, max);
 	}
 }
 

@@ -385,3 +385,9 @@ void sa_del(struct ibsm_sa *sa)
 	rmpp_table_del(sa->rmpp);
 	free(sa);
 }
+
+const struct rmpp_stats *sa_rmpp_stats(const struct ibsm_sa *sa, size_t *active)
+{
+	*active = rmpp_table_count(sa->rmpp);
+	return rmpp_table_stats(sa->rmpp);
+}

@@ -14,6 +14,7 @@ struct ibsm_sm;
 struct ibsm_sa;
 struct ibsm_conf;
 struct ibsm_cpi;
+struct rmpp_stats;
 
 #define IBSM_SA_QKEY 0x80010000u
 
@@ -26,21 +27,34 @@ struct ibsm_cpi;
 struct ibsm_sa *sa_new(struct ibsm_sm *sm);
 /* unregister the handler and free the state; NULL is ignored */
 void sa_del(struct ibsm_sa *sa);
+/* the RMPP sender's counters, and how many tables are on their way now */
+const struct rmpp_stats *sa_rmpp_stats(const struct ibsm_sa *sa, size_t *active);
 /* the ClassPortInfo the SA answers under configuration c */
 void sa_classportinfo(const struct ibsm_conf *c, struct ibsm_cpi *out);
 
 /* --- sadb.c: the SA database file (OpenSM's opensm-sa.dump format) --- */
-/* multicast groups with their members and ServiceRecords, written to f */
+/* alias GUID tables, multicast groups with their members, subscriptions and
+ * ServiceRecords, written to f */
 int sa_db_write(const struct ibsm_sm *sm, FILE *f);
 /* the same, to path atomically (temporary file, fsync, rename) */
 int sa_db_dump(const struct ibsm_sm *sm, const char *path);
-/* restore groups, members (ports in the fabric) and services from path: lines that do
- * not parse are warned about as path:line and skipped; the number of them, or -errno */
+/* restore aliases, groups, members (ports in the fabric), subscriptions and services
+ * from path: lines that do not parse are warned about as path:line and skipped; the
+ * number of them, or -errno */
 int sa_db_load(struct ibsm_sm *sm, const char *path);
 /* after a heavy sweep as master: prefix_routes_file read again when it changed,
  * sa_db_file read the first time, then the dump written to dump_files_dir when
  * sa_db_dump is set */
 void sa_db_after_sweep(struct ibsm_sm *sm);
+
+/* --- path.c --- */
+/*
+ * use_original_extended_sa_rates_only: a rate code as clients that know
+ * only the rates up to 12x EDR (300 Gb/s, code 18) read it: 28 Gb/s (19)
+ * becomes 25 (15), 50 (20) 40 (7), 400 and above (21-24) 300 (18), as
+ * OpenSM's ib_path_rate_max_12xedr; the others stay
+ */
+uint8_t sa_rate_original(uint8_t rate);
 
 /* --- inform.c: subscriptions and Reports --- */
 /* a ReportResp arrived */

@@ -8,6 +8,7 @@
  * OpenSM loads into ibsmd and back.
  *
  * One record a line, blank lines between them, as OpenSM writes them:
+ *   GUIDInfo Record: base_guid=.. lid=.. block_num=.. guid0=.. .. guid7=..
  *   MC Group 0xMLID[ (well known)]: mgid=0x..:0x.. port_gid=.. qkey=..
  *       mlid=.. mtu=.. tclass=.. pkey=.. rate=.. pkt_life=.. sl_flow_hop=..
  *       scope_state=.. proxy_join=..
@@ -28,14 +29,20 @@
  * lease_period the seconds then left, so a lease keeps running across the
  * restart; a subscription keeps its Enum unless the port already uses it,
  * and Reports go to the subscriber port's LID of the day (rep_addr's LID
- * is written, not used). GUIDInfo lines are skipped here (alias GUIDs are
- * guidinfo.c's).
+ * is written, not used). GUIDInfo lines (alias GUIDs, policy/alias.c) come
+ * first, every block of each port with an alias table, so that members
+ * that joined by an alias GID find their port when the groups load; a
+ * block whose port is gone is skipped quietly, as OpenSM; one past the
+ * port's GUIDCap or with a GUID held elsewhere is reported (OpenSM writes
+ * the first past the table, and keeps the GUIDs before a duplicate, as
+ * alias_restore does).
  */
 #include "config.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +53,8 @@
 #include "core/util.h"
 #include "mad/bits.h"
 #include "mad/sa_wire.h"
+#include "model/fabric.h"
+#include "policy/alias.h"
 #include "policy/mcast.h"
 #include "sa/sa.h"
 #include "sa/sa_int.h"
@@ -67,6 +76,29 @@ static void put_gid(FILE *f, const char *name, const uint8_t gid[16])
 static void put_bytes16(FILE *f, const char *name, const uint8_t b[16])
 {
 	put_gid(f, name, b);
+}
+
+static void write_aliases(const struct ibsm_sm *sm, FILE *f)
+{
+	const struct ibsm_port *p;
+	const uint64_t *t;
+	uint64_t pg;
+	size_t pos = 0;
+	unsigned n, b, i;
+
+	while (alias_next(sm->aliases, &pos, &pg, &t, &n)) {
+		p = fabric_port_find(&sm->fabric, pg);
+		for (b = 0; b * ALIAS_PER_BLOCK < n; b++) {
+			fprintf(f, "GUIDInfo Record: base_guid=0x%016" PRIx64 " lid=0x%04x block_num=0x%x",
+				pg, p ? p->lid : 0, b);
+			for (i = 0; i < ALIAS_PER_BLOCK; i++) {
+				unsigned k = b * ALIAS_PER_BLOCK + i;
+
+				fprintf(f, " guid%u=0x%016" PRIx64, i, k < n ? t[k] : 0);
+			}
+			fputs("\n\n", f);
+		}
+	}
 }
 
 static void write_groups(const struct ibsm_sm *sm, FILE *f)
@@ -155,6 +187,8 @@ static void write_inform(void *arg, uint64_t guid, uint16_t enum_,
 
 int sa_db_write(const struct ibsm_sm *sm, FILE *f)
 {
+	if (sm->aliases)
+		write_aliases(sm, f);
 	if (sm->mcast)
 		write_groups(sm, f);
 	if (sm->sa) {
@@ -240,33 +274,73 @@ static uint64_t take_v(struct sadb_parse *ps, const char *name, unsigned bits)
 	return v;
 }
 
+/*
+ * A record's hex fields, found by name in order, and where each goes: a
+ * part of a value (value >> shift & mask) into a member of off and size
+ * bytes; name NULL: another part of the value before; size 0: read, not
+ * kept. One parser for the records whose fields are plain numbers.
+ */
+struct sadb_field {
+	const char *name;
+	uint8_t bits;   /* the value's width */
+	uint8_t shift;
+	uint32_t mask;
+	uint16_t off;
+	uint8_t size;
+};
+
+#define SF_PART(name, bits, type, member, shift, mask)                                   \
+	{name, bits, shift, mask, offsetof(type, member), sizeof(((type *)0)->member)}
+#define SF(name, bits, type, member) SF_PART(name, bits, type, member, 0, 0xffffffffu)
+#define SF_SKIP(name, bits) {name, bits, 0, 0, 0, 0}
+
+static void take_fields(struct sadb_parse *ps, const struct sadb_field *f, size_t n, void *obj)
+{
+	uint64_t v = 0, x;
+	uint8_t *to;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (f[i].name)
+			v = take_v(ps, f[i].name, f[i].bits);
+		x = v >> f[i].shift & f[i].mask;
+		to = (uint8_t *)obj + f[i].off;
+		if (f[i].size == 1)
+			*to = (uint8_t)x;
+		else if (f[i].size == 2)
+			memcpy(to, &(uint16_t){(uint16_t)x}, 2);
+		else if (f[i].size == 4)
+			memcpy(to, &(uint32_t){(uint32_t)x}, 4);
+	}
+}
+
+#define MCM struct ibsm_mcmember_rec
+static const struct sadb_field group_fields[] = {
+	SF(" qkey=0x", 32, MCM, qkey),
+	SF(" mlid=0x", 16, MCM, mlid),
+	SF_PART(" mtu=0x", 8, MCM, mtu_sel, 6, 0x3),
+	SF_PART(NULL, 8, MCM, mtu, 0, 0x3f),
+	SF(" tclass=0x", 8, MCM, tclass),
+	SF(" pkey=0x", 16, MCM, pkey),
+	SF_PART(" rate=0x", 8, MCM, rate_sel, 6, 0x3),
+	SF_PART(NULL, 8, MCM, rate, 0, 0x3f),
+	SF_PART(" pkt_life=0x", 8, MCM, pkt_life_sel, 6, 0x3),
+	SF_PART(NULL, 8, MCM, pkt_life, 0, 0x3f),
+	SF_PART(" sl_flow_hop=0x", 32, MCM, sl, 28, 0xf),
+	SF_PART(NULL, 32, MCM, flow_label, 8, 0xfffff),
+	SF_PART(NULL, 32, MCM, hop_limit, 0, 0xff),
+	SF_PART(" scope_state=0x", 8, MCM, scope, 4, 0xf),
+	SF_SKIP(" proxy_join=0x", 8),
+};
+#undef MCM
+
 static bool parse_group(struct sadb_parse *ps, struct ibsm_mcmember_rec *r, uint16_t *mlid)
 {
-	uint64_t v;
-
 	memset(r, 0, sizeof(*r));
 	*mlid = (uint16_t)take_v(ps, " 0x", 16);
 	take_bytes16(ps, " mgid=0x", r->mgid);
 	take_bytes16(ps, " port_gid=0x", r->port_gid);
-	r->qkey = (uint32_t)take_v(ps, " qkey=0x", 32);
-	r->mlid = (uint16_t)take_v(ps, " mlid=0x", 16);
-	v = take_v(ps, " mtu=0x", 8);
-	r->mtu_sel = (uint8_t)(v >> 6);
-	r->mtu = v & 0x3f;
-	r->tclass = (uint8_t)take_v(ps, " tclass=0x", 8);
-	r->pkey = (uint16_t)take_v(ps, " pkey=0x", 16);
-	v = take_v(ps, " rate=0x", 8);
-	r->rate_sel = (uint8_t)(v >> 6);
-	r->rate = v & 0x3f;
-	v = take_v(ps, " pkt_life=0x", 8);
-	r->pkt_life_sel = (uint8_t)(v >> 6);
-	r->pkt_life = v & 0x3f;
-	v = take_v(ps, " sl_flow_hop=0x", 32);
-	r->sl = (uint8_t)(v >> 28);
-	r->flow_label = (uint32_t)(v >> 8) & 0xfffffu;
-	r->hop_limit = (uint8_t)v;
-	r->scope = (uint8_t)(take_v(ps, " scope_state=0x", 8) >> 4);
-	take_v(ps, " proxy_join=0x", 8);
+	take_fields(ps, group_fields, ARRAY_SIZE(group_fields), r);
 	if (!ps->bad && (*mlid != r->mlid || r->mgid[0] != 0xff)) {
 		ps->bad = "mlid";
 		return false;
@@ -334,36 +408,62 @@ static bool parse_service(struct sadb_parse *ps, struct ibsm_service_rec *s, uin
 	return true;
 }
 
+#define II struct ibsm_inform_info
+static const struct sadb_field inform_fields[] = {
+	SF(" lid_range_begin=0x", 16, II, lid_range_begin),
+	SF(" lid_range_end=0x", 16, II, lid_range_end),
+	SF(" is_generic=0x", 8, II, is_generic),
+	SF(" subscribe=0x", 8, II, subscribe),
+	SF(" trap_type=0x", 16, II, type),
+	SF(" trap_num=0x", 16, II, trap_num_or_dev_id),
+	SF_PART(" qpn_resp_time_val=0x", 32, II, qpn, 8, 0xffffff),
+	SF_PART(NULL, 32, II, resp_time, 0, 0x1f),
+	SF(" node_type=0x", 24, II, producer_or_vendor),
+};
+#undef II
+
+#define MA struct ibsm_mad_addr
+static const struct sadb_field rep_addr_fields[] = {
+	SF(" rep_addr: lid=0x", 16, MA, lid),
+	SF_SKIP(" path_bits=0x", 8),
+	SF_SKIP(" static_rate=0x", 8),
+	SF(" remote_qp=0x", 32, MA, qpn),
+	SF(" remote_qkey=0x", 32, MA, qkey),
+	SF(" pkey_ix=0x", 16, MA, pkey_index),
+	SF(" sl=0x", 4, MA, sl),
+};
+#undef MA
+
 static bool parse_inform(struct sadb_parse *ps, uint64_t *guid, uint16_t *enum_,
 			 struct ibsm_inform_info *ii, struct ibsm_mad_addr *to)
 {
-	uint64_t v;
-
 	memset(ii, 0, sizeof(*ii));
 	memset(to, 0, sizeof(*to));
 	take_v(ps, " subscriber_gid=0x", 64);
 	*guid = take_v(ps, ":0x", 64);
 	*enum_ = (uint16_t)take_v(ps, " subscriber_enum=0x", 16);
 	take_bytes16(ps, " gid=0x", ii->gid);
-	ii->lid_range_begin = (uint16_t)take_v(ps, " lid_range_begin=0x", 16);
-	ii->lid_range_end = (uint16_t)take_v(ps, " lid_range_end=0x", 16);
-	ii->is_generic = (uint8_t)take_v(ps, " is_generic=0x", 8);
-	ii->subscribe = (uint8_t)take_v(ps, " subscribe=0x", 8);
-	ii->type = (uint16_t)take_v(ps, " trap_type=0x", 16);
-	ii->trap_num_or_dev_id = (uint16_t)take_v(ps, " trap_num=0x", 16);
-	v = take_v(ps, " qpn_resp_time_val=0x", 32);
-	ii->qpn = (uint32_t)(v >> 8);
-	ii->resp_time = v & 0x1f;
-	ii->producer_or_vendor = (uint32_t)take_v(ps, " node_type=0x", 24);
-	to->lid = (uint16_t)take_v(ps, " rep_addr: lid=0x", 16);
-	take_v(ps, " path_bits=0x", 8);
-	take_v(ps, " static_rate=0x", 8);
-	to->qpn = (uint32_t)take_v(ps, " remote_qp=0x", 32);
-	to->qkey = (uint32_t)take_v(ps, " remote_qkey=0x", 32);
-	to->pkey_index = (uint16_t)take_v(ps, " pkey_ix=0x", 16);
-	to->sl = (uint8_t)take_v(ps, " sl=0x", 4);
+	take_fields(ps, inform_fields, ARRAY_SIZE(inform_fields), ii);
+	take_fields(ps, rep_addr_fields, ARRAY_SIZE(rep_addr_fields), to);
 	if (!ps->bad && (!*guid || !ii->qpn || ii->subscribe != 1))
 		ps->bad = "a subscription (subscriber, QPN, subscribe 1)";
+	return !ps->bad;
+}
+
+/* a GUIDInfo line: the port, the block and its 8 GUIDs */
+static bool parse_guidinfo(struct sadb_parse *ps, uint64_t *port_guid, unsigned *block,
+			   uint64_t guids[ALIAS_PER_BLOCK])
+{
+	char name[16];
+	unsigned i;
+
+	*port_guid = take_v(ps, " base_guid=0x", 64);
+	take_v(ps, " lid=0x", 16); /* the LID of the day is the port's */
+	*block = (unsigned)take_v(ps, " block_num=0x", 8);
+	for (i = 0; i < ALIAS_PER_BLOCK; i++) {
+		snprintf(name, sizeof(name), " guid%u=0x", i);
+		guids[i] = take_v(ps, name, 64);
+	}
 	return !ps->bad;
 }
 
@@ -371,14 +471,38 @@ struct sadb_load {
 	struct ibsm_sm *sm;
 	uint8_t group[16]; /* the group mcm_port lines go to (its MGID) */
 	bool in_group;     /* there is one */
-	unsigned groups, members, services, informs, errors;
+	unsigned groups, members, services, informs, alias_blocks, errors;
 };
+
 
 static void group_end(struct sadb_load *ld)
 {
 	if (ld->in_group)
 		mcast_restore_done(ld->sm->mcast, ld->group);
 	ld->in_group = false;
+}
+
+static void load_guidinfo(struct sadb_load *ld, struct sadb_parse *ps)
+{
+	uint64_t pg, guids[ALIAS_PER_BLOCK];
+	unsigned block;
+	int err;
+
+	group_end(ld);
+	if (!parse_guidinfo(ps, &pg, &block, guids) || !ld->sm->aliases)
+		return;
+	err = alias_restore(ld->sm->aliases, pg, block, guids);
+	if (!err)
+		ld->alias_blocks++;
+	else if (err == -ERANGE)
+		log_warnx("%s:%u: GUIDInfo block %u of port 0x%016" PRIx64 " is past its GUIDCap: "
+			  "not restored", ps->file, ps->line, block, pg);
+	else if (err == -EEXIST)
+		log_warnx("%s:%u: GUIDInfo block %u of port 0x%016" PRIx64 " names a GUID in use "
+			  "elsewhere: restored up to it", ps->file, ps->line, block, pg);
+	else
+		log_debug("%s:%u: GUIDInfo of port 0x%016" PRIx64 ", not in the fabric: skipped",
+			  ps->file, ps->line, pg);
 }
 
 static void load_line(struct sadb_load *ld, struct sadb_parse *ps)
@@ -426,7 +550,7 @@ static void load_line(struct sadb_load *ld, struct sadb_parse *ps)
 		    sa_inform_restore(ld->sm->sa->informs, guid, enum_, &ii, &to) == 0)
 			ld->informs++;
 	} else if (!strncmp(ps->p, "GUIDInfo Record:", 16)) {
-		group_end(ld); /* not kept by ibsmd: skipped */
+		load_guidinfo(ld, ps);
 	} else {
 		ps->bad = "a record name";
 	}
@@ -467,6 +591,8 @@ int sa_db_load(struct ibsm_sm *sm, const char *path)
 	}
 	group_end(&ld);
 	fclose(f);
+	if (ld.alias_blocks)
+		log_info("sa database %s: %u alias GUID blocks restored", path, ld.alias_blocks);
 	log_info("sa database %s: %u multicast groups, %u members, %u services, %u informs "
 		 "restored, %u lines skipped",
 		 path, ld.groups, ld.members, ld.services, ld.informs, ld.errors);

@@ -376,12 +376,38 @@ int rmpp_send_new(struct rmpp_table *t, const uint8_t *hdr, const uint8_t *paylo
 	return 0;
 }
 
-bool rmpp_sending(const struct rmpp_table *t, const uint8_t *req, size_t len,
+/* the request a transfer answers: attribute, its modifier, the SA ComponentMask */
+static bool same_query(const struct rmpp_sender *s, const uint8_t *req, size_t len)
+{
+	return len >= HDR_LEN && !memcmp(s->hdr + 16, req + 16, 2) &&
+	       !memcmp(s->hdr + 20, req + 20, 4) && !memcmp(s->hdr + 48, req + 48, 8);
+}
+
+bool rmpp_sending(struct rmpp_table *t, const uint8_t *req, size_t len,
 		  const struct ibsm_mad_addr *from)
 {
+	struct rmpp_sender *s;
+
 	if (len < 24)
 		return false;
-	return sender_find(t, get64(req + 8), req[1], from) != NULL;
+	s = sender_find(t, get64(req + 8), req[1], from);
+	if (!s)
+		return false;
+	if (same_query(s, req, len))
+		return true;
+	/*
+	 * The TID of a transfer under way, but another query: the requester
+	 * has moved on (a restarted client, a TID reused). Resending the old
+	 * table would answer its query with another's records: the old
+	 * transfer ends here, without an ABORT (it would carry the new
+	 * query's TID).
+	 */
+	t->st.superseded++;
+	log_rl(&t->rl, IBSM_LOG_INFO,
+	       "rmpp to lid %u tid 0x%016llx: a new query with this tid, transfer dropped",
+	       s->to.lid, (unsigned long long)s->tid);
+	sender_finish(s, -ECANCELED, 0);
+	return false;
 }
 
 static void sender_ack(struct rmpp_sender *s, const struct ibsm_rmpp_hdr *h)

@@ -83,6 +83,7 @@ struct rmpp_stats {
 	uint64_t failed;      /* protocol errors in ACKs: ABORT sent */
 	uint64_t cancelled;   /* dropped by rmpp_table_del */
 	uint64_t refused;     /* over the limits or a duplicate request */
+	uint64_t superseded;  /* ended by another query with the same TID */
 	uint64_t segments;    /* DATA MADs sent, resends included */
 	uint64_t resent;      /* DATA MADs sent again after a timeout */
 	uint64_t acks;	      /* ACKs taken by a transfer */
@@ -117,8 +118,13 @@ void rmpp_table_set_params(struct rmpp_table *t, const struct rmpp_params *p);
 int rmpp_send_new(struct rmpp_table *t, const uint8_t *hdr, const uint8_t *payload, size_t len,
 		  const struct ibsm_mad_addr *to, void (*done)(void *arg, int status), void *arg);
 
-/* true while a transfer answers this request (a retransmitted query) */
-bool rmpp_sending(const struct rmpp_table *t, const uint8_t *req, size_t len,
+/*
+ * True while a transfer answers this request (a retransmitted query: same
+ * TID, class, requester, attribute, modifier and ComponentMask). A request
+ * with the TID of a transfer but another query supersedes it: the
+ * transfer ends (done(-ECANCELED), no ABORT) and false is returned.
+ */
+bool rmpp_sending(struct rmpp_table *t, const uint8_t *req, size_t len,
 		  const struct ibsm_mad_addr *from);
 
 /*

@@ -35,7 +35,7 @@ LAYERS = {
     'sweep': {'core', 'conf', 'mad', 'xport', 'model', 'route', 'policy', 'sa', 'sm'},
     'sm': {'core', 'conf', 'mad', 'xport', 'model', 'route', 'policy', 'sa', 'sweep',
            'report'},
-    'report': {'core', 'conf', 'mad', 'xport', 'model', 'route', 'policy', 'sm'},
+    'report': {'core', 'conf', 'mad', 'xport', 'model', 'route', 'policy', 'sa', 'sm'},
 }
 
 # files outside the checks of unique names (generated or data)

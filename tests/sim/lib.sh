@@ -30,7 +30,9 @@
 #   sim_error_all RATE        `Error "node" RATE` on every node of the fabric (RATE% of the
 #                             packets entering any port are dropped; 0 ends it)
 #   sim_run CMD [ARGS]        run a client on the fabric: LD_PRELOAD, IBSIM_SOCKNAME, SIM_HOST,
-#                             cwd $T/run, timeout; stderr goes to $T/clients.log
+#                             cwd $T/run, timeout; stderr goes to $T/clients.log. An SA
+#                             client (saquery, sa_client) first waits until ibsmd has no
+#                             RMPP table on its way (sm_rmpp_settle)
 #   sm_once [ARGS]            configure once (ibsmd -o / opensm -o); sets SM_RC, SM_LOG
 #   opensm_once DIR           OpenSM -o as a reference (any SM), its guid2lid in DIR
 #   sm_start [ARGS]           start the SM daemon in the background; sets SM_PID, SM_LOG
@@ -337,8 +339,22 @@ sm_check_issm() {
 	return 1
 }
 
+# ibsim has no RMPP: ibsmd resends a table's first segment until it gives up, and umad2sim
+# hands those MADs to whichever client holds the port's agent then, the next saquery too
+# (it takes the first MAD it gets): wait until no table is on its way (counters.rmpp.active)
+sm_rmpp_settle() {
+	local i
+	[ "$SM" = ibsmd ] && [ -n "$SM_SOCK" ] && [ -S "$SM_SOCK" ] || return 0
+	for i in $(seq 100); do
+		timeout -k 1 5 "$IBSMCTL" -S "$SM_SOCK" --json counters 2>/dev/null |
+			grep -Eq '"active": *[1-9]' || return 0
+		sleep 0.1
+	done
+}
+
 sim_run() {
 	[ -n "$SIM_PID" ] || t_fail "sim_run $1: no ibsim running"
+	case ${1##*/} in saquery | sa_client) sm_rmpp_settle ;; esac
 	echo "== $(date +%T) $*" >>"$T/clients.log"
 	(cd "$T/run" && LD_PRELOAD=$UMAD2SIM exec timeout -k 5 "$SIM_TIMEOUT" "$@" 2>>"$T/clients.log")
 }

@@ -20,8 +20,10 @@
 #include "conf/conf.h"
 #include "fakefab.h"
 #include "mad/sa_wire.h"
+#include "mad/smp.h"
 #include "model/fabric.h"
 #include "model/topofile.h"
+#include "policy/alias.h"
 #include "policy/mcast.h"
 #include "policy/partition.h"
 #include "sa/sa.h"
@@ -1165,19 +1167,6 @@ static void write_file(const char *path, const char *text)
 	fclose(f);
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = calloc(1, 1 << 16);
-	size_t n;
-
-	ck_assert_ptr_nonnull(f);
-	n = fread(buf, 1, (1 << 16) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 /*
  * Groups with full, non, send-only-full members and a ServiceRecord are
  * dumped (sa_db_dump, OpenSM's format), and a new SM with sa_db_file
@@ -1215,7 +1204,7 @@ START_TEST(t_sa_db_restart)
 	snprintf(path, sizeof(path), "%s/opensm-sa.dump", dir1);
 	ck_assert_int_eq(sa_db_dump(e.sm, path), 0);
 	simenv_fini(&e);
-	a = slurp(path);
+	a = simenv_slurp(path, NULL);
 	ck_assert_ptr_nonnull(strstr(a, "MC Group 0xc000 (well known): mgid=0xff12401bffff0000:"));
 	ck_assert_ptr_nonnull(strstr(a, "Service Record: id=0x0000000000001234"));
 	ck_assert_ptr_nonnull(strstr(a, "name='test svc' data8=0x0102030405060708:"));
@@ -1246,7 +1235,7 @@ START_TEST(t_sa_db_restart)
 	sm_request_sweep(e.sm, true, "test");
 	simenv_run_heavy(&e, e.heavy_done + 1);
 	snprintf(path, sizeof(path), "%s/opensm-sa.dump", dir2);
-	b = slurp(path);
+	b = simenv_slurp(path, NULL);
 	*strstr(a, " modified_time=") = '\0';
 	*strstr(b, " modified_time=") = '\0';
 	ck_assert_str_eq(a, b);
@@ -1495,6 +1484,132 @@ START_TEST(t_ipv6_snm_default)
 END_TEST
 
 /* disable_multicast: no MFTs, no IPoIB group, joins refused */
+/*
+ * An SR-IOV virtual function joins with an alias GID of its port (IPoIB on
+ * a VF): the member is the alias, its GID kept in the record (as OpenSM's
+ * mcm_alias_port_tbl), and the tree reaches the physical port; the port's
+ * own GID is a member apart; a GUID no port holds is refused; only the
+ * port itself changes a non-proxy membership; an alias deleted leaves its
+ * groups at the next sweep.
+ */
+START_TEST(t_alias_join)
+{
+	struct simenv e;
+	struct ibsm_mcmember_rec r, out;
+	struct mcast_member_view mv;
+	struct answer a;
+	uint8_t mgid[16], js[NHOSTS] = {0};
+	uint64_t guids[ALIAS_PER_BLOCK] = {0}, blk[ALIAS_PER_BLOCK];
+	const struct ibsm_port *p;
+	int h2, h5;
+
+	traps66 = traps67 = 0;
+	simenv_init(&e, net, strlen(net), 0, NULL);
+	h2 = node(&e, "h2");
+	h5 = node(&e, "h5");
+	fakefab_set_guid_cap(e.ff, h2, 1, 8, false);
+	simenv_run_heavy(&e, 1);
+	ck_assert_msg(e.last.ok, "sweep not ok: %s", e.last.reason);
+	settle(&e);
+	p = fabric_port_find(&e.sm->fabric, guid_of(&e, h2));
+	ck_assert_ptr_nonnull(p);
+	guids[1] = 0x0002c90300abcd01ull;
+	ck_assert_int_eq(alias_set(e.sm->aliases, p, 0, 0x02, guids, blk), 0);
+	ck_assert_uint_eq(blk[1], guids[1]);
+	mgid_make(mgid, 40);
+	ck_assert_uint_eq(join(&e, h5, mgid, h5, IBSM_JOIN_FULL, CREATE_COMP, &out), 0);
+	r = mrec(&e, mgid, h2, IBSM_JOIN_FULL);
+	gid_make(r.port_gid, PREFIX, guids[1]);
+	sa(&e, h2, IBSM_METHOD_SET, JOIN_COMP, 0, &r, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_mem_eq(a.recs[0].port_gid, r.port_gid, 16);
+	ck_assert_uint_eq(a.recs[0].join_state, IBSM_JOIN_FULL);
+	ck_assert(mcast_member_find(e.sm->mcast, mgid, guids[1], &mv));
+	ck_assert_uint_eq(mv.port_guid, guid_of(&e, h2));
+	ck_assert_mem_eq(mv.port_gid, r.port_gid, 16);
+	js[1] = js[4] = IBSM_JOIN_FULL;
+	settle(&e);
+	check_tree(&e, out.mlid, js);
+	/* the physical function joins too: a member of its own */
+	ck_assert_uint_eq(join(&e, h2, mgid, h2, IBSM_JOIN_NON, JOIN_COMP, NULL), 0);
+	memcpy(out.mgid, mgid, 16);
+	sa(&e, h5, IBSM_METHOD_GET_TABLE, C(MGID), e.sm->conf->sa_key, &out, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.n, 3);
+	/* the VF's membership its port reads back, by the alias GID */
+	sa(&e, h2, IBSM_METHOD_GET, C(MGID) | C(PORT_GID), 0, &r, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.recs[0].join_state, IBSM_JOIN_FULL);
+	ck_assert_mem_eq(a.recs[0].port_gid, r.port_gid, 16);
+	/* not a proxy join: another port may not take it away */
+	sa(&e, h5, IBSM_METHOD_DELETE, JOIN_COMP, 0, &r, &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_REQ_INVALID);
+	/* a GUID that is neither a port's nor an alias */
+	gid_make(r.port_gid, PREFIX, 0x0002c90300abcd99ull);
+	sa(&e, h2, IBSM_METHOD_SET, JOIN_COMP, 0, &r, &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_REQ_INVALID);
+	/* the alias leaves; the port stays a non member, still reached */
+	gid_make(r.port_gid, PREFIX, guids[1]);
+	sa(&e, h2, IBSM_METHOD_DELETE, JOIN_COMP, 0, &r, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.recs[0].join_state, 0);
+	js[1] = IBSM_JOIN_NON;
+	settle(&e);
+	check_tree(&e, out.mlid, js);
+	/* joined again, then the alias is deleted: gone at the next sweep */
+	sa(&e, h2, IBSM_METHOD_SET, JOIN_COMP, 0, &r, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_int_eq(alias_delete(e.sm->aliases, p, 0, 0x02, blk), 0);
+	sm_request_sweep(e.sm, true, "test");
+	simenv_run_heavy(&e, e.heavy_done + 1);
+	settle(&e);
+	ck_assert(!mcast_member_find(e.sm->mcast, mgid, guids[1], &mv));
+	ck_assert(mcast_member_find(e.sm->mcast, mgid, guid_of(&e, h2), &mv));
+	check_tree(&e, out.mlid, js);
+	simenv_fini(&e);
+}
+END_TEST
+
+/*
+ * use_original_extended_sa_rates_only: a group the SA gives a rate (none
+ * asked for) gets the original code below a 2x or HDR port's rate; a rate
+ * asked for is kept, as OpenSM.
+ */
+START_TEST(t_rate_original)
+{
+	struct simenv e;
+	struct ibsm_mcmember_rec r, out;
+	struct ibsm_port *p;
+	struct answer a;
+	uint8_t mgid[16];
+	uint64_t comp = JOIN_COMP | C(QKEY) | C(PKEY) | C(TCLASS) | C(SL) | C(FLOW_LABEL);
+	int h1;
+
+	start(&e, NULL);
+	h1 = node(&e, "h1");
+	p = fabric_port_find(&e.sm->fabric, guid_of(&e, h1));
+	ck_assert_ptr_nonnull(p);
+	p->pi.cap_mask |= IBSM_CAP_HAS_EXT_SPEEDS;
+	p->pi.link_width_active = 1;     /* 1x */
+	p->pi.link_speed_ext_active = 4; /* HDR: 50 Gb/s, code 20 */
+	mgid_make(mgid, 50);
+	ck_assert_uint_eq(join(&e, h1, mgid, h1, IBSM_JOIN_FULL, comp, &out), 0);
+	ck_assert_uint_eq(out.rate, 20);
+	e.sm->conf->use_original_extended_sa_rates_only = true;
+	mgid_make(mgid, 51);
+	ck_assert_uint_eq(join(&e, h1, mgid, h1, IBSM_JOIN_FULL, comp, &out), 0);
+	ck_assert_uint_eq(out.rate, 7);
+	/* asked for exactly: kept */
+	mgid_make(mgid, 52);
+	r = mrec(&e, mgid, h1, IBSM_JOIN_FULL);
+	r.rate = 20;
+	sa(&e, h1, IBSM_METHOD_SET, CREATE_COMP, 0, &r, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.recs[0].rate, 20);
+	simenv_fini(&e);
+}
+END_TEST
+
 START_TEST(t_disable_multicast)
 {
 	char dir[256];
@@ -1515,7 +1630,8 @@ START_TEST(t_disable_multicast)
 }
 END_TEST
 
-CHECK_MAIN_TESTS("mcast", 120, t_ipoib_group_at_start, t_create_join_leave, t_create_rules,
+CHECK_MAIN_TESTS("mcast", 120, t_ipoib_group_at_start, t_alias_join, t_rate_original,
+		 t_create_join_leave, t_create_rules,
 		 t_join_validation, t_join_validation_off, t_leave_rules, t_send_only,
 		 t_sendonly_partial_leave_no_leak, t_mlid_exhaustion, t_only_changed_blocks,
 		 t_link_failure, t_port_gone, t_query, t_partition_reload, t_fini_mid_pass,

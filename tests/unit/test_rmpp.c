@@ -972,6 +972,43 @@ START_TEST(t_matching)
 }
 END_TEST
 
+/*
+ * A new client on the requester's port reuses the TID of a table still on
+ * its way (libibmad starts every process at the same TID) with another
+ * query: the old transfer ends, unannounced, and the query is answered.
+ */
+START_TEST(t_superseded)
+{
+	uint8_t *payload = make_payload(5 * 200);
+	uint8_t req[IBSM_MAD_SIZE] = {0};
+
+	w.blackhole = true;
+	ck_assert_int_eq(rmpp_send_new(tbl, tmpl, payload, 5 * 200, &client, on_done, &dr), 0);
+	memcpy(req, tmpl, IBSM_SA_DATA_OFF);
+	req[3] = IBSM_METHOD_GET_TABLE;
+	/* the same query resent: still the transfer's */
+	ck_assert(rmpp_sending(tbl, req, sizeof(req), &client));
+	ck_assert_int_eq(dr.calls, 0);
+	/* another attribute with that TID: the transfer is dropped */
+	req[17] ^= 1;
+	ck_assert(!rmpp_sending(tbl, req, sizeof(req), &client));
+	ck_assert_int_eq(dr.calls, 1);
+	ck_assert_int_eq(dr.status, -ECANCELED);
+	ck_assert_uint_eq(rmpp_table_count(tbl), 0);
+	ck_assert_uint_eq(rmpp_table_stats(tbl)->superseded, 1);
+	ck_assert_uint_eq(w.sa_ctl.n, 0); /* no ABORT carrying the new query's TID */
+	/* another ComponentMask too */
+	dr = (struct done_rec){0};
+	ck_assert_int_eq(rmpp_send_new(tbl, tmpl, payload, 5 * 200, &client, on_done, &dr), 0);
+	req[17] ^= 1;
+	req[55] ^= 1;
+	ck_assert(!rmpp_sending(tbl, req, sizeof(req), &client));
+	ck_assert_int_eq(dr.status, -ECANCELED);
+	ck_assert_uint_eq(rmpp_table_stats(tbl)->superseded, 2);
+	free(payload);
+}
+END_TEST
+
 START_TEST(t_table_limits)
 {
 	struct rmpp_params p = params();
@@ -1342,4 +1379,4 @@ END_TEST
 CHECK_MAIN_FIXTURE("rmpp", 60, setup, teardown, t_single, t_sizes_bytes, t_sizes_records,
 		   t_window_growth, t_lost_data, t_lost_acks, t_dup_reorder, t_rbit_acks,
 		   t_receiver_stop, t_receiver_abort, t_sender_timeout, t_bad_acks, t_matching,
-		   t_table_limits, t_done_restarts, t_garbage, t_receiver, t_receiver_errors)
+		   t_superseded, t_table_limits, t_done_restarts, t_garbage, t_receiver, t_receiver_errors)

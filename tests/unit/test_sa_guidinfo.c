@@ -10,6 +10,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "mad/smp.h"
 #include "pkeywrap.h"
 #include "policy/alias.h"
+#include "sa/sa.h"
 #include "saclient.h"
 #include "simenv.h"
 #include "sm/sm.h"
@@ -420,5 +422,198 @@ START_TEST(t_dump_and_restore)
 }
 END_TEST
 
+static void file_put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/*
+ * opensm-sa.dump with alias GUIDs: OpenSM's GUIDInfo lines (every block of
+ * each port with a table, before the groups), loaded into a new SM on the
+ * same fabric: the same tables, the aliases programmed again.
+ */
+START_TEST(t_sa_db_round_trip)
+{
+	uint64_t in[8] = {0, ALIAS_X, 0, 0x0002c903000abcd2ull}, in6[8] = {0, 0x0002c903000abcd3ull};
+	uint64_t out[8], h2g;
+	char path[256], want[512], *text;
+	size_t len;
+	unsigned lines = 0;
+	const char *q;
+
+	up();
+	h2g = guid_of("h2", 1);
+	ck_assert_int_eq(alias_restore(e.sm->aliases, h2g, 1, in), 0);
+	ck_assert_int_eq(alias_restore(e.sm->aliases, guid_of("h6", 1), 0, in6), 0);
+	snprintf(path, sizeof(path), "%s/opensm-sa.dump", e.dir);
+	ck_assert_int_eq(sa_db_dump(e.sm, path), 0);
+	text = simenv_slurp(path, &len);
+	ck_assert_ptr_nonnull(text);
+	for (q = text; (q = strstr(q, "GUIDInfo Record:")); q++)
+		lines++;
+	ck_assert_uint_eq(lines, 3); /* h2: two blocks, h6: one */
+	snprintf(want, sizeof(want),
+		 "GUIDInfo Record: base_guid=0x%016" PRIx64 " lid=0x%04x block_num=0x1"
+		 " guid0=0x0000000000000000 guid1=0x%016" PRIx64 " guid2=0x0000000000000000"
+		 " guid3=0x0002c903000abcd2 guid4=0x0000000000000000 guid5=0x0000000000000000"
+		 " guid6=0x0000000000000000 guid7=0x0000000000000000\n\n",
+		 h2g, lid_of("h2", 1), (uint64_t)ALIAS_X);
+	ck_assert_msg(strstr(text, want), "no line %s in %s", want, text);
+	simenv_fini(&e);
+
+	up();
+	ck_assert_uint_eq(alias_owner(e.sm->aliases, ALIAS_X), 0);
+	snprintf(path, sizeof(path), "%s/saved.dump", e.dir);
+	file_put(path, text);
+	free(text);
+	ck_assert_int_eq(sa_db_load(e.sm, path), 0);
+	ck_assert_uint_eq(alias_owner(e.sm->aliases, ALIAS_X), h2g);
+	ck_assert_uint_eq(alias_owner(e.sm->aliases, 0x0002c903000abcd3ull), guid_of("h6", 1));
+	ck_assert_uint_eq(gir(IBSM_METHOD_GET, lid_of("h2", 1), 1, C(LID) | C(BLOCK), NULL, out),
+			  0);
+	ck_assert_uint_eq(out[1], ALIAS_X);
+	ck_assert_uint_eq(out[3], 0x0002c903000abcd2ull);
+	run_ms(200);
+	ck_assert_uint_eq(fakefab_guids(e.ff, ix("h2"), 1)[9], ALIAS_X);
+	simenv_fini(&e);
+}
+END_TEST
+
+/*
+ * Bad GUIDInfo lines: a field missing or not hex is reported and skipped
+ * (counted); a port not in the fabric is skipped quietly, a block past
+ * GUIDCap and a GUID another port holds are reported, the rest loads.
+ */
+START_TEST(t_sa_db_bad_lines)
+{
+	char path[256], text[2048];
+	uint64_t h2g, h6g;
+	int n;
+
+	up();
+	h2g = guid_of("h2", 1);
+	h6g = guid_of("h6", 1);
+	snprintf(path, sizeof(path), "%s/bad.dump", e.dir);
+#define GI "GUIDInfo Record: base_guid=0x%016" PRIx64 " lid=0x0001 block_num=0x%x guid0=0x0"
+	n = snprintf(text, sizeof(text),
+		     /* no guid7 */
+		     GI " guid1=0x0002c903000abc01 guid2=0x0 guid3=0x0 guid4=0x0 guid5=0x0"
+			" guid6=0x0\n\n"
+		     /* not hex */
+		     GI " guid1=0xzz guid2=0x0 guid3=0x0 guid4=0x0 guid5=0x0 guid6=0x0 guid7=0x0\n\n"
+		     /* no such port */
+		     GI " guid1=0x0002c903000abc02 guid2=0x0 guid3=0x0 guid4=0x0 guid5=0x0"
+			" guid6=0x0 guid7=0x0\n\n"
+		     /* past h6's GUIDCap (8: one block) */
+		     GI " guid1=0x0002c903000abc03 guid2=0x0 guid3=0x0 guid4=0x0 guid5=0x0"
+			" guid6=0x0 guid7=0x0\n\n"
+		     /* good */
+		     GI " guid1=0x0002c903000abc04 guid2=0x0 guid3=0x0 guid4=0x0 guid5=0x0"
+			" guid6=0x0 guid7=0x0\n\n"
+		     /* h2's alias again, for h6: kept by h2 */
+		     GI " guid1=0x0 guid2=0x0002c903000abc04 guid3=0x0 guid4=0x0 guid5=0x0"
+			" guid6=0x0 guid7=0x0\n\n",
+		     h2g, 0u, h2g, 0u, (uint64_t)0x0002c903deadbeefull, 0u, h6g, 1u, h2g, 0u, h6g, 0u);
+#undef GI
+	ck_assert_int_lt(n, (int)sizeof(text));
+	file_put(path, text);
+	ck_assert_int_eq(sa_db_load(e.sm, path), 2);
+	ck_assert_uint_eq(alias_owner(e.sm->aliases, 0x0002c903000abc01ull), 0);
+	ck_assert_uint_eq(alias_owner(e.sm->aliases, 0x0002c903000abc02ull), 0);
+	ck_assert_uint_eq(alias_owner(e.sm->aliases, 0x0002c903000abc03ull), 0);
+	ck_assert_uint_eq(alias_owner(e.sm->aliases, 0x0002c903000abc04ull), h2g);
+	simenv_fini(&e);
+}
+END_TEST
+
+/* a PathRecord GetTable from h1 with comp (SGID, SLID, DLID as given); the records in out */
+static size_t path_table(uint64_t comp, uint64_t sguid, uint16_t slid, uint16_t dlid,
+			 struct ibsm_path_rec *out, size_t max)
+{
+	const struct sa_record_desc *pd = sa_record_desc(IBSM_SA_ATTR_PATH_RECORD);
+	struct ibsm_path_rec pr = {0};
+	uint8_t rec[IBSM_SA_DATA_SIZE] = {0};
+	struct sa_answer a;
+	size_t i, n;
+
+	bits_set(pr.sgid, 0, 64, e.sm->conf->subnet_prefix);
+	bits_set(pr.sgid + 8, 0, 64, sguid);
+	pr.slid = slid;
+	pr.dlid = dlid;
+	path_rec_encode(rec, &pr);
+	sa_call(&e, lid_of("h1", 1), IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_PATH_RECORD, 0, comp,
+		rec, pd->size, &a);
+	ck_assert_uint_eq(a.status, 0);
+	n = a.n;
+	for (i = 0; i < n && i < max; i++)
+		path_rec_decode(sa_answer_rec(&a, i), &out[i]);
+	sa_answer_free(&a);
+	return n;
+}
+
+/*
+ * An end not named by a GID runs over every GUID of its port, as OpenSM's
+ * alias_port_guid_tbl: by LIDs, each GUID pair of the two ports once (the
+ * port's own GUID first, so a Get names it); a GID asked for stays the
+ * only one; every pair of the fabric counts the aliases too.
+ */
+START_TEST(t_path_table_aliases)
+{
+	static struct ibsm_path_rec prs[512];
+	uint64_t a2[8] = {0, ALIAS_X, 0x0002c903000abcd2ull}, a6[8] = {0, 0x0002c903000abcd3ull};
+	uint64_t h2g, h6g, sg, dg, seen = 0;
+	uint16_t l2, l6;
+	size_t n, all, i, p;
+	const uint64_t sgs[3] = {0, ALIAS_X, 0x0002c903000abcd2ull}, dgs[2] = {0, 0x0002c903000abcd3ull};
+	uint64_t sl = IBSM_SA_COMP(IBSM_PR_SLID), dl = IBSM_SA_COMP(IBSM_PR_DLID);
+
+	up();
+	h2g = guid_of("h2", 1);
+	h6g = guid_of("h6", 1);
+	l2 = lid_of("h2", 1);
+	l6 = lid_of("h6", 1);
+	all = path_table(0, 0, 0, 0, prs, 0);
+	for (p = 1; p * p < all; p++)
+		;
+	ck_assert_uint_eq(p * p, all); /* every pair of end ports, themselves included */
+	ck_assert_uint_eq(path_table(sl | dl, 0, l2, l6, prs, 512), 1);
+	ck_assert_int_eq(alias_restore(e.sm->aliases, h2g, 0, a2), 0);
+	ck_assert_int_eq(alias_restore(e.sm->aliases, h6g, 0, a6), 0);
+	n = path_table(sl | dl, 0, l2, l6, prs, 512);
+	ck_assert_uint_eq(n, 6);
+	for (i = 0; i < n; i++) {
+		unsigned si, di;
+
+		sg = bits_get(prs[i].sgid + 8, 0, 64);
+		dg = bits_get(prs[i].dgid + 8, 0, 64);
+		for (si = 0; si < 3 && sg != (si ? sgs[si] : h2g); si++)
+			;
+		for (di = 0; di < 2 && dg != (di ? dgs[di] : h6g); di++)
+			;
+		ck_assert_msg(si < 3 && di < 2, "record %zu: 0x%016" PRIx64 " -> 0x%016" PRIx64, i,
+			      sg, dg);
+		ck_assert_uint_eq(prs[i].slid, l2);
+		ck_assert_uint_eq(prs[i].dlid, l6);
+		ck_assert(!(seen & (1ull << (si * 2 + di))));
+		seen |= 1ull << (si * 2 + di);
+	}
+	ck_assert_uint_eq(bits_get(prs[0].sgid + 8, 0, 64), h2g);
+	ck_assert_uint_eq(bits_get(prs[0].dgid + 8, 0, 64), h6g);
+	/* a GID asked for is the only one its end is named by */
+	n = path_table(IBSM_SA_COMP(IBSM_PR_SGID) | dl, ALIAS_X, 0, l6, prs, 512);
+	ck_assert_uint_eq(n, 2);
+	for (i = 0; i < n; i++)
+		ck_assert_uint_eq(bits_get(prs[i].sgid + 8, 0, 64), ALIAS_X);
+	/* every pair: three more GUIDs on each side */
+	ck_assert_uint_eq(path_table(0, 0, 0, 0, prs, 0), (p + 3) * (p + 3));
+	simenv_fini(&e);
+}
+END_TEST
+
 CHECK_MAIN_TESTS("sa_guidinfo", 60, t_set_get_delete, t_bad_requests, t_refusing_port,
-		 t_port_back_and_gone, t_dump_and_restore)
+		 t_port_back_and_gone, t_dump_and_restore, t_sa_db_round_trip,
+		 t_sa_db_bad_lines, t_path_table_aliases)

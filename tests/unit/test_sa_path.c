@@ -884,13 +884,156 @@ START_TEST(t_multipath_lmc)
 }
 END_TEST
 
+/* the one record a MultiPathRecord from h1 between src and dst answers */
+static const struct ibsm_path_rec *mpr_one(int src, int dst, struct answer *a)
+{
+	struct ibsm_path_rec opt = {0};
+
+	mpr_ask(lid_of(H1), MC(SGID_COUNT) | MC(DGID_COUNT) | MC(SDGID), &opt, &src, 1, &dst, 1, a);
+	ck_assert_uint_eq(a->status, 0);
+	ck_assert_uint_eq(a->n, 1);
+	return &a->pr[0];
+}
+
+/* the MTU of the h1-h4 Get with an MTU selector (sel 0xff: none); 0 for no record */
+static uint8_t mtu_h1_h4(uint8_t sel, uint8_t val)
+{
+	struct ibsm_path_rec q = {0};
+	struct answer a;
+
+	q.mtu_selector = sel == 0xff ? 0 : sel;
+	q.mtu = val;
+	get_lids(H1, H4, sel == 0xff ? 0 : C(MTU_SELECTOR) | C(MTU), &q, &a);
+	if (a.status == IBSM_SA_ERR_NO_RECORDS)
+		return 0;
+	return one(&a)->mtu;
+}
+
+/*
+ * enable_quirks: a path with a Mellanox Tavor end (device 0x5a44 under one
+ * of its four vendor IDs) gets 1K unless the request wants more (greater
+ * than or exactly 2K or 4K, or the largest); off, or not a Tavor, nothing
+ * changes; MultiPathRecord as PathRecord.
+ */
+START_TEST(t_tavor_quirk)
+{
+	struct ibsm_node *n4;
+	struct answer a;
+
+	up(NULL);
+	n4 = port_of(H4, 1)->node;
+	n4->ni.vendor_id = 0x0002c9;
+	n4->ni.device_id = 0x5a44;
+	ck_assert_uint_eq(mtu_h1_h4(0xff, 0), 4); /* quirks off */
+	e.sm->conf->enable_quirks = true;
+	ck_assert_uint_eq(mtu_h1_h4(0xff, 0), 3);
+	ck_assert_uint_eq(mtu_h1_h4(SEL_EQ, 3), 3);
+	ck_assert_uint_eq(mtu_h1_h4(SEL_EQ, 2), 2);
+	ck_assert_uint_eq(mtu_h1_h4(SEL_LT, 5), 3);
+	ck_assert_uint_eq(mtu_h1_h4(SEL_GT, 2), 3);
+	ck_assert_uint_eq(mtu_h1_h4(SEL_GT, 3), 0); /* 1K, then "more than 1K": none, as OpenSM */
+	ck_assert_uint_eq(mtu_h1_h4(SEL_EQ, 4), 4); /* asked for: not limited */
+	ck_assert_uint_eq(mtu_h1_h4(SEL_BEST, 1), 4);
+	/* the other way, and a path without a Tavor end */
+	{
+		struct ibsm_path_rec q = {0};
+
+		get_lids(H4, H1, 0, &q, &a);
+		ck_assert_uint_eq(one(&a)->mtu, 3);
+		get_lids(H1, H2, 0, &q, &a);
+		ck_assert_uint_eq(one(&a)->mtu, 4);
+	}
+	ck_assert_uint_eq(mpr_one(H1, H4, &a)->mtu, 3);
+	/* other vendors and devices are no Tavor */
+	n4->ni.vendor_id = 0x0005ad; /* Topspin */
+	ck_assert_uint_eq(mtu_h1_h4(0xff, 0), 3);
+	n4->ni.vendor_id = 0x001175;
+	ck_assert_uint_eq(mtu_h1_h4(0xff, 0), 4);
+	n4->ni.vendor_id = 0x0002c9;
+	n4->ni.device_id = 0x5a45;
+	ck_assert_uint_eq(mtu_h1_h4(0xff, 0), 4);
+	down();
+}
+END_TEST
+
+/* use_original_extended_sa_rates_only: the mapping itself, bad codes included */
+START_TEST(t_rate_original_map)
+{
+	static const uint8_t want[25] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+					 13, 14, 15, 16, 17, 18, 15, 7, 18, 18, 18, 18};
+	unsigned r;
+
+	for (r = 0; r < 25; r++)
+		ck_assert_uint_eq(sa_rate_original((uint8_t)r), want[r]);
+	ck_assert_uint_eq(sa_rate_original(25), 25);
+	ck_assert_uint_eq(sa_rate_original(63), 63);
+	ck_assert_uint_eq(sa_rate_original(255), 255);
+}
+END_TEST
+
+/* the h1-sw1-h2 links at width x extended speed (capability mask set) */
+static void h1_h2_speed(uint8_t width, uint8_t ext)
+{
+	set_speed(H1, 1, width, 4, ext);
+	set_speed(SW1, 1, width, 4, ext);
+	set_speed(SW1, 2, width, 4, ext);
+	set_speed(H2, 1, width, 4, ext);
+}
+
+/*
+ * use_original_extended_sa_rates_only: records carry 2x and HDR rates as
+ * the original codes below them, once the selectors matched the path's
+ * real rate (as OpenSM's pr_rcv_build_pr); PathRecord and MultiPathRecord.
+ */
+START_TEST(t_rate_original)
+{
+	struct ibsm_path_rec q = {0};
+	struct answer a;
+
+	up(NULL);
+	port_of(H1, 1)->pi.cap_mask |= IBSM_CAP_HAS_EXT_SPEEDS;
+	port_of(H2, 1)->pi.cap_mask |= IBSM_CAP_HAS_EXT_SPEEDS;
+	port_of(SW1, 0)->pi.cap_mask |= IBSM_CAP_HAS_EXT_SPEEDS;
+	h1_h2_speed(16, 1); /* FDR 2x: 28 Gb/s, code 19 */
+	get_lids(H1, H2, 0, &q, &a);
+	ck_assert_uint_eq(one(&a)->rate, 19);
+	e.sm->conf->use_original_extended_sa_rates_only = true;
+	get_lids(H1, H2, 0, &q, &a);
+	ck_assert_uint_eq(one(&a)->rate, 15);
+	q.rate_selector = SEL_EQ;
+	q.rate = 19;
+	get_lids(H1, H2, C(RATE_SELECTOR) | C(RATE), &q, &a);
+	ck_assert_uint_eq(one(&a)->rate, 15);
+	q.rate = 15; /* 25 Gb/s is not the path's rate */
+	get_lids(H1, H2, C(RATE_SELECTOR) | C(RATE), &q, &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_NO_RECORDS);
+	memset(&q, 0, sizeof(q));
+	h1_h2_speed(1, 4); /* HDR 1x: 50 Gb/s, code 20 */
+	get_lids(H1, H2, 0, &q, &a);
+	ck_assert_uint_eq(one(&a)->rate, 7);
+	h1_h2_speed(2, 8); /* NDR 4x: 400 Gb/s, code 21 */
+	get_lids(H1, H2, 0, &q, &a);
+	ck_assert_uint_eq(one(&a)->rate, 18);
+	ck_assert_uint_eq(mpr_one(H1, H2, &a)->rate, 18);
+	h1_h2_speed(2, 2); /* EDR 4x: 100 Gb/s, code 16, an original one */
+	get_lids(H1, H2, 0, &q, &a);
+	ck_assert_uint_eq(one(&a)->rate, 16);
+	e.sm->conf->use_original_extended_sa_rates_only = false;
+	h1_h2_speed(2, 8);
+	get_lids(H1, H2, 0, &q, &a);
+	ck_assert_uint_eq(one(&a)->rate, 21);
+	down();
+}
+END_TEST
+
 static Suite *sa_path_suite(void)
 {
 	Suite *s = suite_create("sa_path");
 	TCase *tc = check_case(s, "sa_path", 60, NULL, NULL,
 			       CHECK_TESTS(t_by_lids, t_by_gids, t_one_end, t_mtu_min, t_rate,
 					   t_selectors, t_insufficient, t_echo, t_no_partition,
-					   t_no_route, t_sl, t_multipath, t_multipath_lmc));
+					   t_no_route, t_sl, t_multipath, t_multipath_lmc,
+					   t_tavor_quirk, t_rate_original_map, t_rate_original));
 
 	tcase_add_loop_test(tc, t_lmc, 0, 2);
 	return s;

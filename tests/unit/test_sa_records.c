@@ -190,6 +190,14 @@ START_TEST(t_node_records)
 	query(&e, h1, IBSM_METHOD_GET_TABLE, IBSM_SA_ATTR_NODE_RECORD, 0, 0, NULL, 0, &a);
 	ck_assert_uint_eq(a.status, 0);
 	ck_assert_uint_eq(a.n, NSWITCHES + NCAPORTS);
+	/* a table of many MADs: sent with RMPP, acknowledged, nothing left on its way */
+	{
+		size_t active;
+		const struct rmpp_stats *rs = sa_rmpp_stats(e.sm->sa, &active);
+
+		ck_assert_uint_ge(rs->completed, 1);
+		ck_assert_uint_eq(active, 0);
+	}
 	for (i = 0; i < a.n; i++) {
 		const struct ibsm_port *p;
 		const struct ibsm_node *n;
