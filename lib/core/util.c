@@ -100,9 +100,23 @@ long peak_rss_kib(void)
 	return kib;
 }
 
+int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* --- u64map: linear probing, keys are GUIDs (never 0) --- */
 
-static size_t u64_hash(uint64_t k)
+size_t u64map_hash(uint64_t k)
 {
 	k ^= k >> 33;
 	k *= 0xff51afd7ed558ccdULL;
@@ -115,6 +129,16 @@ static size_t u64_hash(uint64_t k)
 void u64map_init(struct u64map *m)
 {
 	memset(m, 0, sizeof(*m));
+}
+
+void u64map_fini_free(struct u64map *m, void (*free_val)(void *))
+{
+	size_t pos = 0;
+	void *val;
+
+	while (u64map_next(m, &pos, NULL, &val))
+		free_val(val);
+	u64map_fini(m);
 }
 
 void u64map_fini(struct u64map *m)
@@ -149,7 +173,7 @@ void u64map_put(struct u64map *m, uint64_t key, void *val)
 		fatalx("u64map_put: key 0");
 	if ((m->len + 1) * 4 >= m->cap * 3)
 		u64map_grow(m);
-	for (i = u64_hash(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+	for (i = u64map_hash(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
 		if (m->keys[i] == key) {
 			m->vals[i] = val;
 			return;
@@ -169,7 +193,7 @@ void *u64map_get(const struct u64map *m, uint64_t key)
 
 	if (!m->cap || !key)
 		return NULL;
-	for (i = u64_hash(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
+	for (i = u64map_hash(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
 		if (m->keys[i] == key)
 			return m->vals[i];
 	return NULL;
@@ -182,7 +206,7 @@ void *u64map_del(struct u64map *m, uint64_t key)
 
 	if (!m->cap || !key)
 		return NULL;
-	for (i = u64_hash(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
+	for (i = u64map_hash(key) & (m->cap - 1); m->keys[i]; i = (i + 1) & (m->cap - 1))
 		if (m->keys[i] == key)
 			break;
 	if (!m->keys[i])

@@ -29,6 +29,10 @@ uint64_t now_ms(void);
 /* peak resident set size of this process in KiB (from /proc/self/status) */
 long peak_rss_kib(void);
 
+/* qsort()/bsearch() comparators of uint32_t and uint64_t, ascending */
+int cmp_u32(const void *a, const void *b);
+int cmp_u64(const void *a, const void *b);
+
 /*
  * Open-addressing hash map from a non-zero uint64 key (a GUID) to a pointer.
  * The map does not own the values.
@@ -42,6 +46,8 @@ struct u64map {
 
 void u64map_init(struct u64map *m);
 void u64map_fini(struct u64map *m);
+/* u64map_fini for a map that owns its values: each goes to free_val first */
+void u64map_fini_free(struct u64map *m, void (*free_val)(void *));
 /* insert or replace; key must not be 0 */
 void u64map_put(struct u64map *m, uint64_t key, void *val);
 /* value stored under key, or NULL */
@@ -50,6 +56,8 @@ void *u64map_get(const struct u64map *m, uint64_t key);
 void *u64map_del(struct u64map *m, uint64_t key);
 /* iterate: start with *pos = 0; returns false when done */
 bool u64map_next(const struct u64map *m, size_t *pos, uint64_t *key, void **val);
+/* the hash a key probes from (& (cap - 1)); public so tests can build collisions */
+size_t u64map_hash(uint64_t k);
 
 /*
  * Write a whole file atomically: write to "<path>.tmp.<pid>", fsync, rename

@@ -75,4 +75,18 @@ static inline void bits_set(uint8_t *buf, unsigned off, unsigned len, uint64_t v
 	}
 }
 
+/* the 32-bit big-endian word at byte p (MAD and RMPP header words) */
+static inline uint32_t be32_get(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline void be32_put(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
 #endif

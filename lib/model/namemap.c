@@ -27,15 +27,9 @@ struct ibsm_namemap {
 
 void namemap_del(struct ibsm_namemap *m)
 {
-	size_t pos = 0;
-	uint64_t key;
-	void *val;
-
 	if (!m)
 		return;
-	while (u64map_next(&m->names, &pos, &key, &val))
-		free(val);
-	u64map_fini(&m->names);
+	u64map_fini_free(&m->names, free);
 	free(m);
 }
 

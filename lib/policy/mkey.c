@@ -321,13 +321,6 @@ static const struct ibsm_port *target_port(const struct ibsm_sm *sm, const struc
 	return NULL;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * The key for a port the model does not know yet (a probe after a
  * restart): m_key, unless the store says most ports hold another one (m_key

@@ -164,8 +164,10 @@ static void parts_set(struct ibsm_partitions *pt, struct partconf *pc)
 	pt->stamp++;
 }
 
-static void pk_node_free(struct pk_node *pn)
+/* takes a void * to serve as the nodes map's value destructor */
+static void pk_node_free(void *p)
 {
+	struct pk_node *pn = p;
 	unsigned i;
 
 	if (!pn)
@@ -214,15 +216,9 @@ struct ibsm_partitions *pkey_new(const struct ibsm_fabric *f, struct ibsm_conf *
 
 void pkey_del(struct ibsm_partitions *pt)
 {
-	size_t pos = 0;
-	uint64_t key;
-	void *val;
-
 	if (!pt)
 		return;
-	while (u64map_next(&pt->nodes, &pos, &key, &val))
-		pk_node_free(val);
-	u64map_fini(&pt->nodes);
+	u64map_fini_free(&pt->nodes, pk_node_free);
 	parts_clear(pt);
 	free(pt);
 }

@@ -864,13 +864,6 @@ static void check_cdg(struct vctx *v)
 
 /* --- shift permutations --- */
 
-static int u32_cmp(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * End port i (by base LID) sends to i + k: the most paths on one
  * inter-switch link, over k spread as the referee spreads them. Paths are
@@ -896,7 +889,7 @@ static void setup_shifts(struct vctx *v)
 	v->ks = xcalloc(nshift + 1, sizeof(*v->ks));
 	for (i = 1; n > 1 && i <= nshift; i++)
 		v->ks[nk++] = (uint32_t)MAX(1u, (uint64_t)n * i / (nshift + 1));
-	qsort(v->ks, nk, sizeof(*v->ks), u32_cmp);
+	qsort(v->ks, nk, sizeof(*v->ks), cmp_u32);
 	for (i = 0, k = 0; i < nk; i++)
 		if (!k || v->ks[i] != v->ks[k - 1])
 			v->ks[k++] = v->ks[i];

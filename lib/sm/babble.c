@@ -57,15 +57,9 @@ struct ibsm_babble *babble_new(void)
 
 void babble_del(struct ibsm_babble *b)
 {
-	size_t pos = 0;
-	uint64_t key;
-	void *val;
-
 	if (!b)
 		return;
-	while (u64map_next(&b->seen, &pos, &key, &val))
-		free(val);
-	u64map_fini(&b->seen);
+	u64map_fini_free(&b->seen, free);
 	free(b);
 }
 

@@ -32,6 +32,7 @@
 
 #include "core/log.h"
 #include "core/util.h"
+#include "mad/bits.h"
 #include "xport/rmpp.h"
 
 #define HDR_LEN	 IBSM_SA_DATA_OFF  /* MAD + RMPP + SA headers */
@@ -41,22 +42,9 @@
 
 /* --- wire helpers --- */
 
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 static uint64_t get64(const uint8_t *p)
 {
-	return (uint64_t)get32(p) << 32 | get32(p + 4);
+	return (uint64_t)be32_get(p) << 32 | be32_get(p + 4);
 }
 
 /* the RMPP header of a MAD of at least IBSM_RMPP_HDR_END bytes */
@@ -69,8 +57,8 @@ static void rmpp_hdr_get(const uint8_t *mad, struct ibsm_rmpp_hdr *h)
 	h->resp_time = r[2] >> 3;
 	h->flags = r[2] & 0x07;
 	h->status = r[3];
-	h->d1 = get32(r + 4);
-	h->d2 = get32(r + 8);
+	h->d1 = be32_get(r + 4);
+	h->d2 = be32_get(r + 8);
 }
 
 static void rmpp_hdr_put(uint8_t *mad, const struct ibsm_rmpp_hdr *h)
@@ -81,8 +69,8 @@ static void rmpp_hdr_put(uint8_t *mad, const struct ibsm_rmpp_hdr *h)
 	r[1] = h->type;
 	r[2] = (uint8_t)((h->resp_time & 0x1f) << 3 | (h->flags & 0x07));
 	r[3] = h->status;
-	put32(r + 4, h->d1);
-	put32(r + 8, h->d2);
+	be32_put(r + 4, h->d1);
+	be32_put(r + 8, h->d2);
 }
 
 static uint32_t nsegs_of(size_t len)
@@ -110,27 +98,33 @@ static uint32_t seg_paylen(size_t len, uint32_t seg, uint32_t n)
 	return 0;
 }
 
+/* the RMPP header of an active transfer (no response time) with flags beside ACTIVE */
+static void rmpp_hdr_put_active(uint8_t *mad, uint8_t type, uint8_t flags, uint8_t status,
+				uint32_t d1, uint32_t d2)
+{
+	struct ibsm_rmpp_hdr h = {
+	    .version = IBSM_RMPP_VERSION,
+	    .type = type,
+	    .resp_time = IBSM_RMPP_NO_RESPTIME,
+	    .flags = IBSM_RMPP_FLAG_ACTIVE | flags,
+	    .status = status,
+	    .d1 = d1,
+	    .d2 = d2,
+	};
+
+	rmpp_hdr_put(mad, &h);
+}
+
 /* DATA segment seg (1..n) into mad[IBSM_MAD_SIZE]; returns the bytes to send */
 static size_t build_seg(uint8_t *mad, const uint8_t *hdr, const uint8_t *payload, size_t len,
 			uint32_t seg)
 {
 	uint32_t n = nsegs_of(len);
 	size_t b = seg_bytes(len, seg, n);
-	struct ibsm_rmpp_hdr h = {
-	    .version = IBSM_RMPP_VERSION,
-	    .type = IBSM_RMPP_DATA,
-	    .resp_time = IBSM_RMPP_NO_RESPTIME,
-	    .flags = IBSM_RMPP_FLAG_ACTIVE,
-	    .d1 = seg,
-	    .d2 = seg_paylen(len, seg, n),
-	};
+	uint8_t flags = (seg == 1 ? IBSM_RMPP_FLAG_FIRST : 0) | (seg == n ? IBSM_RMPP_FLAG_LAST : 0);
 
-	if (seg == 1)
-		h.flags |= IBSM_RMPP_FLAG_FIRST;
-	if (seg == n)
-		h.flags |= IBSM_RMPP_FLAG_LAST;
 	memcpy(mad, hdr, HDR_LEN);
-	rmpp_hdr_put(mad, &h);
+	rmpp_hdr_put_active(mad, IBSM_RMPP_DATA, flags, 0, seg, seg_paylen(len, seg, n));
 	if (b)
 		memcpy(mad + HDR_LEN, payload + (size_t)(seg - 1) * SEG_DATA, b);
 	memset(mad + HDR_LEN + b, 0, SEG_DATA - b);
@@ -142,20 +136,10 @@ static size_t build_seg(uint8_t *mad, const uint8_t *hdr, const uint8_t *payload
 static void build_ctl(uint8_t *mad, const uint8_t *hdr, uint8_t method, uint8_t type,
 		      uint8_t status, uint32_t d1, uint32_t d2)
 {
-	struct ibsm_rmpp_hdr h = {
-	    .version = IBSM_RMPP_VERSION,
-	    .type = type,
-	    .resp_time = IBSM_RMPP_NO_RESPTIME,
-	    .flags = IBSM_RMPP_FLAG_ACTIVE,
-	    .status = status,
-	    .d1 = d1,
-	    .d2 = d2,
-	};
-
 	memset(mad, 0, IBSM_MAD_SIZE);
 	memcpy(mad, hdr, HDR_LEN);
 	mad[3] = method;
-	rmpp_hdr_put(mad, &h);
+	rmpp_hdr_put_active(mad, type, 0, status, d1, d2);
 }
 
 int rmpp_single(uint8_t *mad, const uint8_t *hdr, const uint8_t *payload, size_t len)

@@ -17,7 +17,7 @@
 static struct ibsm_mkeys *read_buf(const void *data, size_t len, struct conf_errors *errs, int *r)
 {
 	struct ibsm_mkeys *m = mkey_new(NULL);
-	FILE *f = len ? fmemopen((void *)(uintptr_t)data, len, "r") : NULL;
+	FILE *f = fuzz_stream(data, len);
 
 	*r = 0;
 	if (f) {
@@ -31,16 +31,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
 	struct conf_errors errs = {0}, errs2 = {0};
 	struct ibsm_mkeys *m, *m2;
-	static int init;
 	char *text;
 	size_t tlen;
 	uint64_t k1, k2;
 	int r, r2;
 
-	if (!init) {
-		log_init("fuzz", IBSM_LOG_ERROR, getenv("FUZZ_VERBOSE") != NULL, false);
-		init = 1;
-	}
+	fuzz_log_once(IBSM_LOG_ERROR);
 	m = read_buf(data, len, &errs, &r);
 	if (r < 0 || (size_t)r != errs.n)
 		abort(); /* a buffer cannot fail to read; one message per bad line */

@@ -18,17 +18,11 @@ static const char *const subsystems[] = {"core",  "conf", "mad", "xport",  "mode
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
-	static int init;
 	size_t i;
 	FILE *f;
 
-	if (!init) {
-		log_init("fuzz", IBSM_LOG_ERROR, getenv("FUZZ_VERBOSE") != NULL, false);
-		init = 1;
-	}
-	if (!len)
-		return 0;
-	f = fmemopen((void *)(uintptr_t)data, len, "r");
+	fuzz_log_once(IBSM_LOG_ERROR);
+	f = fuzz_stream(data, len);
 	if (!f)
 		return 0;
 	if (log_read_module_stream(f, "fuzz") != 0)

@@ -18,17 +18,11 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
 	struct ibsm_namemap *m = NULL;
-	static int init;
 	FILE *f;
 	int r;
 
-	if (!init) {
-		log_init("fuzz", IBSM_LOG_ERROR, getenv("FUZZ_VERBOSE") != NULL, false);
-		init = 1;
-	}
-	if (!len)
-		return 0;
-	f = fmemopen((void *)(uintptr_t)data, len, "r");
+	fuzz_log_once(IBSM_LOG_ERROR);
+	f = fuzz_stream(data, len);
 	if (!f)
 		return 0;
 	r = namemap_read(f, "fuzz", &m);

@@ -17,14 +17,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
 	struct conf_errors errs = {0};
 	struct partconf *pc = NULL;
-	static int init;
 	size_t i, j;
 	int r;
 
-	if (!init) {
-		log_init("fuzz", IBSM_LOG_DEBUG, getenv("FUZZ_VERBOSE") != NULL, false);
-		init = 1;
-	}
+	fuzz_log_once(IBSM_LOG_DEBUG);
 	r = partconf_parse((const char *)data, len, "fuzz.conf", &pc, &errs);
 	if (r == 0) {
 		if (!pc || !pc->n)

@@ -21,12 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
 	struct conf_errors errs = {0};
 	struct topofile *tf;
-	static int init;
 
-	if (!init) {
-		log_init("fuzz", IBSM_LOG_DEBUG, getenv("FUZZ_VERBOSE") != NULL, false);
-		init = 1;
-	}
+	fuzz_log_once(IBSM_LOG_DEBUG);
 	if (topofile_parse((const char *)data, len, "fuzz", &tf, &errs) == 0) {
 		struct ibsm_topo *t = topo_from_topofile(tf, len & 3);
 

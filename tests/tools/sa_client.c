@@ -73,8 +73,6 @@
 #define METHOD_GET      0x01
 #define METHOD_SET      0x02
 #define METHOD_DELETE   0x15
-#define MAD_SIZE        256
-#define SA_DATA         56 /* record offset in an SA MAD */
 
 /* MCMemberRecord component mask bits (15.2.5.17) */
 enum {
@@ -130,28 +128,16 @@ static void sac_close(struct sac *c)
 static int sac_call(struct sac *c, uint8_t method, uint16_t attr, uint64_t comp, uint64_t key,
 		    const uint8_t *rec, size_t rec_len, uint8_t resp[MAD_SIZE])
 {
-	uint8_t *mad = umad_get_mad(c->umad);
 	uint32_t tid = ++c->tid;
 	unsigned attempt;
 
 	for (attempt = 0; attempt <= c->retries; attempt++) {
-		memset(mad, 0, MAD_SIZE);
-		mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
-		mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, SA_CLASS);
-		mad_set_field(mad, 0, IB_MAD_CLASSVER_F, SA_CLASS_VER);
-		mad[3] = method;
-		mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
-		mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr);
-		mad_set_field64(mad, 0, IB_SA_MKEY_F, key);
-		mad_set_field64(mad, 0, IB_SA_COMPMASK_F, comp);
-		memcpy(mad + SA_DATA, rec, rec_len);
-		umad_set_addr(c->umad, (int)c->p.sm_lid, 1, (int)c->p.sm_sl, IB_DEFAULT_QP1_QKEY);
-		if (umad_send(c->p.fd, c->p.agent, c->umad, MAD_SIZE, (int)c->timeout_ms, 0) < 0) {
-			warnx_("umad_send failed");
+		if (sa_port_send(&c->p, c->umad, method, tid, attr, key, comp, rec, rec_len,
+				 c->timeout_ms) < 0)
 			return -1;
-		}
 		for (;;) {
 			int len = MAD_SIZE, r = umad_recv(c->p.fd, c->umad, &len, (int)c->timeout_ms);
+			uint8_t *mad;
 
 			if (r < 0 || umad_status(c->umad))
 				break; /* timed out: send again */
@@ -162,7 +148,6 @@ static int sac_call(struct sac *c, uint8_t method, uint16_t attr, uint64_t comp,
 			memcpy(resp, mad, MAD_SIZE);
 			return 0;
 		}
-		mad = umad_get_mad(c->umad);
 	}
 	warnx_("no answer from the SA (lid %u) after %u tries", c->p.sm_lid, c->retries + 1);
 	return -1;
@@ -235,6 +220,17 @@ static void gid_put(uint8_t g[16], uint64_t prefix, uint64_t guid)
 static const char *gid_str(const uint8_t g[16], char buf[INET6_ADDRSTRLEN])
 {
 	return inet_ntop(AF_INET6, g, buf, INET6_ADDRSTRLEN);
+}
+
+/* a command's exit status: 0 when the SA answered the status expected (--expect), else 1 and
+ * a message naming WHAT (and SUB, when not NULL) */
+static int status_is(const char *what, const char *sub, unsigned st, uint64_t expect)
+{
+	if (st == expect)
+		return 0;
+	warnx_("%s%s%s: status 0x%04x, expected 0x%04x", what, sub ? " " : "", sub ? sub : "", st,
+	       (unsigned)expect);
+	return 1;
 }
 
 /* --- arguments --- */
@@ -414,11 +410,7 @@ static int cmd_join_leave(struct sac *c, const char *cmd, uint8_t method, int ar
 	if (mc_call(c, method, comp, &r, &st, &a) < 0)
 		return 2;
 	mc_print(cmd, &r, st, &a);
-	if (st != o.expect) {
-		warnx_("%s: status 0x%04x, expected 0x%04x", cmd, st, (unsigned)o.expect);
-		return 1;
-	}
-	return 0;
+	return status_is(cmd, NULL, st, o.expect);
 }
 
 static int cmd_join(struct sac *c, int argc, char **argv)
@@ -627,11 +619,7 @@ static int cmd_service(struct sac *c, int argc, char **argv)
 	}
 	putchar('\n');
 	fflush(stdout);
-	if (st != expect) {
-		warnx_("service %s: status 0x%04x, expected 0x%04x", sub, st, (unsigned)expect);
-		return 1;
-	}
-	return 0;
+	return status_is("service", sub, st, expect);
 }
 
 /* --- GUIDInfoRecord --- */
@@ -700,11 +688,7 @@ static int cmd_guidinfo(struct sac *c, int argc, char **argv)
 	}
 	putchar('\n');
 	fflush(stdout);
-	if (st != expect) {
-		warnx_("guidinfo %s: status 0x%04x, expected 0x%04x", sub, st, (unsigned)expect);
-		return 1;
-	}
-	return 0;
+	return status_is("guidinfo", sub, st, expect);
 }
 
 /* --- InformInfo --- */
@@ -750,11 +734,7 @@ static int cmd_inform(struct sac *c, int argc, char **argv)
 	printf("inform trap %u %s status 0x%04x subscribe %u\n", (unsigned)trap,
 	       sub ? "subscribe" : "unsubscribe", st, resp[SA_DATA + 23]);
 	fflush(stdout);
-	if (st != expect) {
-		warnx_("inform: status 0x%04x, expected 0x%04x", st, (unsigned)expect);
-		return 1;
-	}
-	return 0;
+	return status_is("inform", NULL, st, expect);
 }
 
 /* --- main --- */

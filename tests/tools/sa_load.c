@@ -55,8 +55,6 @@
 #define ATTR_PATH_REC	0x0035
 #define METHOD_GET	0x01
 #define METHOD_GET_RESP 0x81
-#define MAD_SIZE	256
-#define SA_DATA		56 /* record offset in an SA MAD */
 #define SLOT_BITS	12
 #define MAX_WINDOW	(1u << SLOT_BITS)
 #define LID_GAP		256 /* LIDs probed past the highest one found */
@@ -171,25 +169,13 @@ static int send_get(struct load *l, uint16_t attr, uint64_t comp, const uint8_t 
 {
 	unsigned i = slot_free(l);
 	struct slot *s = &l->slots[i];
-	uint8_t *mad = umad_get_mad(l->umad);
 
 	l->seq = (l->seq + 1) & 0xfffff;
 	s->tid = l->seq << SLOT_BITS | i;
 	memset(l->umad, 0, l->umad_len);
-	mad = umad_get_mad(l->umad);
-	mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
-	mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, SA_CLASS);
-	mad_set_field(mad, 0, IB_MAD_CLASSVER_F, SA_CLASS_VER);
-	mad[3] = METHOD_GET;
-	mad_set_field64(mad, 0, IB_MAD_TRID_F, s->tid);
-	mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr);
-	mad_set_field64(mad, 0, IB_SA_COMPMASK_F, comp);
-	memcpy(mad + SA_DATA, rec, rec_len);
-	umad_set_addr(l->umad, (int)l->p.sm_lid, 1, (int)l->p.sm_sl, IB_DEFAULT_QP1_QKEY);
-	if (umad_send(l->p.fd, l->p.agent, l->umad, MAD_SIZE, (int)l->timeout_ms, 0) < 0) {
-		warnx_("umad_send failed");
+	if (sa_port_send(&l->p, l->umad, METHOD_GET, s->tid, attr, 0, comp, rec, rec_len,
+			 l->timeout_ms) < 0)
 		return -1;
-	}
 	s->busy = true;
 	s->sent_ns = now_ns();
 	s->arg = arg;

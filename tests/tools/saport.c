@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
 #include "saport.h"
@@ -67,4 +68,27 @@ void sa_port_close(struct sa_port *sp)
 	}
 	sp->fd = sp->agent = -1;
 	umad_done();
+}
+
+int sa_port_send(const struct sa_port *sp, void *umad, uint8_t method, uint64_t tid, uint16_t attr,
+		 uint64_t key, uint64_t comp, const void *rec, size_t rec_len, unsigned timeout_ms)
+{
+	uint8_t *mad = umad_get_mad(umad);
+
+	memset(mad, 0, MAD_SIZE);
+	mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
+	mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, SA_CLASS);
+	mad_set_field(mad, 0, IB_MAD_CLASSVER_F, SA_CLASS_VER);
+	mad[3] = method;
+	mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
+	mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr);
+	mad_set_field64(mad, 0, IB_SA_MKEY_F, key);
+	mad_set_field64(mad, 0, IB_SA_COMPMASK_F, comp);
+	memcpy(mad + SA_DATA, rec, rec_len);
+	umad_set_addr(umad, (int)sp->sm_lid, 1, (int)sp->sm_sl, IB_DEFAULT_QP1_QKEY);
+	if (umad_send(sp->fd, sp->agent, umad, MAD_SIZE, (int)timeout_ms, 0) < 0) {
+		warnx_("umad_send failed");
+		return -1;
+	}
+	return 0;
 }

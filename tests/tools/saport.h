@@ -5,10 +5,13 @@
 #ifndef SAPORT_H
 #define SAPORT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define SA_CLASS     0x03
 #define SA_CLASS_VER 2
+#define MAD_SIZE     256
+#define SA_DATA      56 /* record offset in an SA MAD */
 
 struct sa_port {
 	int fd, agent;          /* -1: not open */
@@ -27,5 +30,11 @@ void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * SMLID), and register an SA agent: 0, or -1 with a warning */
 int sa_port_open(struct sa_port *sp, const char *ca, int port, unsigned sm_lid);
 void sa_port_close(struct sa_port *sp);
+
+/* send an SA request in UMAD (a umad_alloc() buffer) to the SA: its MAD zeroed, the SA header
+ * (METHOD, TID, ATTR, M_Key KEY, ComponentMask COMP) and the record REC of REC_LEN bytes;
+ * 0, or -1 with a warning */
+int sa_port_send(const struct sa_port *sp, void *umad, uint8_t method, uint64_t tid, uint16_t attr,
+		 uint64_t key, uint64_t comp, const void *rec, size_t rec_len, unsigned timeout_ms);
 
 #endif

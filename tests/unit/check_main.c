@@ -56,6 +56,27 @@ TCase *check_case(Suite *s, const char *name, int timeout, void (*setup)(void),
 	return tc;
 }
 
+TCase *check_case_loops(Suite *s, const char *name, int timeout, void (*setup)(void),
+			void (*teardown)(void), const TTest *const *tests,
+			const struct check_loop *loops)
+{
+	TCase *tc = check_case(s, name, timeout, setup, teardown, tests);
+
+	for (; loops && loops->test; loops++)
+		tcase_add_loop_test(tc, loops->test, 0, loops->n);
+	return tc;
+}
+
+Suite *check_suite(const char *name, const struct check_case_spec *cases)
+{
+	Suite *s = suite_create(name);
+
+	for (; cases->name; cases++)
+		check_case_loops(s, cases->name, cases->timeout, cases->setup, cases->teardown,
+				 cases->tests, cases->loops);
+	return s;
+}
+
 Suite *check_suite_one(const char *name, int timeout, void (*setup)(void), void (*teardown)(void),
 		       const TTest *const *tests)
 {

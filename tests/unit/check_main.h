@@ -44,6 +44,46 @@ void check_add_tests(TCase *tc, const TTest *const *tests);
 TCase *check_case(Suite *s, const char *name, int timeout, void (*setup)(void),
 		  void (*teardown)(void), const TTest *const *tests);
 
+/* a loop test for check_case_loops(): TEST run with _i from 0 to N - 1 */
+struct check_loop {
+	const TTest *test;
+	int n;
+};
+
+/* a {NULL, 0}-terminated list of check_loop, and one row of it for each row of TABLE */
+#define CHECK_LOOPS(...) ((const struct check_loop[]){__VA_ARGS__, {NULL, 0}})
+#define CHECK_LOOP(test, table) {(test), (int)(sizeof(table) / sizeof((table)[0]))}
+
+/* check_case() and then the loop tests LOOPS (see CHECK_LOOPS; NULL: none) in that case */
+TCase *check_case_loops(Suite *s, const char *name, int timeout, void (*setup)(void),
+			void (*teardown)(void), const TTest *const *tests,
+			const struct check_loop *loops);
+
+/* one test case of check_suite(), the arguments of check_case_loops() */
+struct check_case_spec {
+	const char *name;
+	int timeout;
+	void (*setup)(void);
+	void (*teardown)(void);
+	const TTest *const *tests;
+	const struct check_loop *loops;
+};
+
+/* a suite NAME of the test cases CASES, up to the one without a name */
+Suite *check_suite(const char *name, const struct check_case_spec *cases);
+
+/* the main() of a test program of several test cases: suite NAME, then one
+ * {name, timeout, setup, teardown, CHECK_TESTS(...), CHECK_LOOPS(...) or NULL}
+ * a case */
+#define CHECK_MAIN_CASES(name, ...)                                                           \
+	int main(void)                                                                        \
+	{                                                                                     \
+		const struct check_case_spec cases[] = {__VA_ARGS__, {NULL, 0, NULL, NULL,     \
+								      NULL, NULL}};    \
+                                                                                              \
+		return check_run(check_suite((name), cases));                                 \
+	}
+
 /* a suite NAME of one test case NAME, as check_case() makes it */
 Suite *check_suite_one(const char *name, int timeout, void (*setup)(void), void (*teardown)(void),
 		       const TTest *const *tests);

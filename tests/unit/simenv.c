@@ -102,6 +102,12 @@ void simenv_run_heavy(struct simenv *e, unsigned n)
 	}
 }
 
+void simenv_sweep_to(struct simenv *e, unsigned n)
+{
+	sm_request_sweep(e->sm, true, "test");
+	simenv_run_heavy(e, n);
+}
+
 void simenv_fini(struct simenv *e)
 {
 	char cmd[128];

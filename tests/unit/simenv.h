@@ -41,6 +41,8 @@ void simenv_fabric(struct simenv *e, const char *text, size_t len);
 void simenv_sm(struct simenv *e, struct ibsm_conf *c);
 /* loop until n heavy sweeps have finished in all */
 void simenv_run_heavy(struct simenv *e, unsigned n);
+/* ask the SM for a heavy sweep ("test"), then simenv_run_heavy(e, n) */
+void simenv_sweep_to(struct simenv *e, unsigned n);
 /* everything gone, temp dir removed */
 void simenv_fini(struct simenv *e);
 /* an SM with only a tiny model (one CA, node GUID guid, port 1 GUID guid + 1), a conf and an

@@ -703,15 +703,7 @@ START_TEST(t_scale)
 }
 END_TEST
 
-static Suite *ftree_suite(void)
-{
-	Suite *s = suite_create("ftree");
-	TCase *tc = check_case(s, "ftree", 300, setup, check_dir_teardown,
-			       CHECK_TESTS(t_complete, t_degraded, t_refused, t_split, t_lmc,
-					   t_options, t_plugin, t_scale));
-
-	tcase_add_loop_test(tc, t_golden, 0, sizeof(golden) / sizeof(golden[0]));
-	return s;
-}
-
-CHECK_MAIN(ftree_suite)
+CHECK_MAIN_CASES("ftree", {"ftree", 300, setup, check_dir_teardown,
+			   CHECK_TESTS(t_complete, t_degraded, t_refused, t_split, t_lmc, t_options,
+				       t_plugin, t_scale),
+			   CHECK_LOOPS(CHECK_LOOP(t_golden, golden))})

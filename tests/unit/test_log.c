@@ -86,14 +86,20 @@ END_TEST
 
 START_TEST(t_subsys_of)
 {
-	ck_assert_str_eq(log_subsys_of("../lib/sa/path.c"), "sa");
-	ck_assert_str_eq(log_subsys_of("lib/sweep/discover.c"), "sweep");
-	ck_assert_str_eq(log_subsys_of("/abs/daemon/ibsmd.c"), "daemon");
-	ck_assert_str_eq(log_subsys_of("../plugins/routing/ftree.c"), "plugins");
-	ck_assert_str_eq(log_subsys_of("../tests/unit/test_log.c"), "");
-	ck_assert_str_eq(log_subsys_of("../lib/routing/x.c"), "");
-	ck_assert_str_eq(log_subsys_of("main.c"), "");
-	ck_assert_str_eq(log_subsys_of(""), "");
+	/* a source path (__FILE__ as the build gives it) and its subsystem */
+	static const char *const cases[][2] = {
+	    {"../lib/sa/path.c", "sa"},
+	    {"lib/sweep/discover.c", "sweep"},
+	    {"/abs/daemon/ibsmd.c", "daemon"},
+	    {"../plugins/routing/ftree.c", "plugins"},
+	    {"../tests/unit/test_log.c", ""},
+	    {"../lib/routing/x.c", ""},
+	    {"main.c", ""},
+	    {"", ""},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ck_assert_str_eq(log_subsys_of(cases[i][0]), cases[i][1]);
 	ck_assert_str_eq(log_subsys_of(NULL), "");
 }
 END_TEST

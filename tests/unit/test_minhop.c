@@ -237,6 +237,16 @@ static struct ibsm_routes *route(const struct ibsm_topo *t)
 	return r;
 }
 
+/* route t, check the routes and free both */
+static void route_verify_del(struct ibsm_topo *t)
+{
+	struct ibsm_routes *r = route(t);
+
+	verify_routes(t, r);
+	routes_del(r);
+	topo_del(t);
+}
+
 /* end port index by base LID */
 static uint32_t ep_by_lid(const struct ibsm_topo *t, uint16_t lid)
 {
@@ -575,7 +585,6 @@ START_TEST(t_shipped_fabrics)
 
 	for (i = 0; i < ARRAY_SIZE(files); i++) {
 		struct ibsm_topo *t;
-		struct ibsm_routes *r;
 
 		snprintf(path, sizeof(path), "%s/tests/fabrics/%s", TOP_SRCDIR, files[i]);
 		if (topofile_load(path, &tf, &errs)) {
@@ -585,10 +594,7 @@ START_TEST(t_shipped_fabrics)
 		}
 		t = topo_from_topofile(tf, 0);
 		ck_assert_ptr_nonnull(t);
-		r = route(t);
-		verify_routes(t, r);
-		routes_del(r);
-		topo_del(t);
+		route_verify_del(t);
 		topofile_free(tf);
 	}
 }
@@ -600,7 +606,6 @@ START_TEST(t_from_topofile)
 {
 	struct conf_errors errs = {0};
 	struct ibsm_topo *t;
-	struct ibsm_routes *r;
 	struct topofile *tf;
 	uint32_t s1, s2;
 	uint8_t lmc;
@@ -623,10 +628,7 @@ START_TEST(t_from_topofile)
 		ck_assert_uint_eq(t->eps[t->sw[s1].ep].lid % (1u << lmc), 0);
 		ck_assert_uint_eq(t->eps[t->sw[s1].ep + 1].port_guid, 0x100002);
 		ck_assert_uint_eq(t->eps[t->sw[s1].ep + 1].sw_port, 2);
-		r = route(t);
-		verify_routes(t, r);
-		routes_del(r);
-		topo_del(t);
+		route_verify_del(t);
 	}
 	topofile_free(tf);
 }

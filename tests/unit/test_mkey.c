@@ -258,8 +258,7 @@ START_TEST(t_right_key)
 	free(text);
 	/* steady state: no Set, nothing refused */
 	fakefab_reset_counts(e.ff);
-	sm_request_sweep(e.sm, true, "test");
-	simenv_run_heavy(&e, 2);
+	simenv_sweep_to(&e, 2);
 	ck_assert(e.last.ok);
 	ck_assert_uint_eq(fakefab_counts(e.ff)->sets, 0);
 	ck_assert_uint_eq(fakefab_counts(e.ff)->mkey_refused, 0);
@@ -282,8 +281,7 @@ START_TEST(t_restart)
 	/* a change that needs Sets everywhere (new routes) still goes through */
 	fakefab_unlink(e.ff, node_index(&e, "leaf1"), 5, false);
 	fakefab_reset_counts(e.ff);
-	sm_request_sweep(e.sm, true, "test");
-	simenv_run_heavy(&e, 2);
+	simenv_sweep_to(&e, 2);
 	ck_assert_msg(e.last.ok, "%s", e.last.reason);
 	ck_assert_uint_gt(fakefab_counts(e.ff)->lft_sets, 0);
 	ck_assert_uint_eq(fakefab_counts(e.ff)->mkey_refused, 0);
@@ -389,8 +387,7 @@ START_TEST(t_wrong_key_counted)
 	json_decref(j);
 	/* the keys did not move, and the SM sweeps again without hanging */
 	check_keys(&e, KEY_A, 1);
-	sm_request_sweep(e.sm, true, "test");
-	simenv_run_heavy(&e, 2);
+	simenv_sweep_to(&e, 2);
 	ck_assert(!e.last.ok);
 	ck_assert_uint_eq(xport_inflight(e.x) + xport_queued(e.x), 0);
 	simenv_fini(&e);
@@ -479,8 +476,7 @@ START_TEST(t_rekey_answer_lost)
 	ck_assert_uint_eq(fakefab_port_mkey(e.ff, spine1, 0), KEY_B);
 	ck_assert(!e.last.ok);
 	for (i = 2; i <= 5 && !e.last.ok; i++) {
-		sm_request_sweep(e.sm, true, "test");
-		simenv_run_heavy(&e, i);
+		simenv_sweep_to(&e, i);
 	}
 	ck_assert_msg(e.last.ok, "%s", e.last.reason);
 	check_keys(&e, KEY_B, 2);
@@ -488,8 +484,7 @@ START_TEST(t_rekey_answer_lost)
 	ck_assert_uint_eq(key, KEY_B);
 	/* and it stays settled */
 	fakefab_reset_counts(e.ff);
-	sm_request_sweep(e.sm, true, "test");
-	simenv_run_heavy(&e, i);
+	simenv_sweep_to(&e, i);
 	ck_assert(e.last.ok);
 	ck_assert_uint_eq(fakefab_counts(e.ff)->mkey_refused, 0);
 	simenv_fini(&e);

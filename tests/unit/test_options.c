@@ -77,6 +77,36 @@ static const char *text_of(FILE *f)
 	return f == out ? out_text : err_text;
 }
 
+/* parse the options (that must run ibsmd) and apply them to c: opts_apply()'s count of errors */
+#define APPLY(c, errs, ...) apply(c, errs, (const char *[]){"ibsmd", __VA_ARGS__, NULL})
+static int apply(struct ibsm_conf *c, struct conf_errors *errs, const char **args)
+{
+	struct opts_cmdline o;
+
+	ck_assert_int_eq(parse(&o, args), OPTS_RUN);
+	return opts_apply(&o, c, errs);
+}
+
+/* the NULL-terminated list of key, value, key, value... are what o sets those keys to */
+#define CHECK_KEYS(o, ...) check_keys(o, (const char *const[]){__VA_ARGS__, NULL})
+static void check_keys(const struct opts_cmdline *o, const char *const *kv)
+{
+	for (; kv[0]; kv += 2) {
+		const char *v = key_value(o, kv[0]);
+
+		ck_assert_msg(v && !strcmp(v, kv[1]), "%s=%s, not %s", kv[0], v ? v : "(none)",
+			      kv[1]);
+	}
+}
+
+/* every text of the NULL-terminated list is in what the last parse printed on f */
+#define CHECK_SAID(f, ...) check_said(f, (const char *const[]){__VA_ARGS__, NULL})
+static void check_said(FILE *f, const char *const *texts)
+{
+	for (; *texts; texts++)
+		ck_assert_msg(strstr(text_of(f), *texts), "not said: %s", *texts);
+}
+
 START_TEST(t_table)
 {
 	for (size_t i = 0; i < opts_nrows; i++) {
@@ -187,14 +217,9 @@ START_TEST(t_keys)
 	ck_assert_int_eq(PARSE(&o, "-p", "5", "--lmc=2", "-r", "-I", "--retries", "7",
 			       "--max-wire-smps", "9", "--D", "0x41", "-f", "/tmp/x.log"),
 			 OPTS_RUN);
-	ck_assert_str_eq(key_value(&o, "sm_priority"), "5");
-	ck_assert_str_eq(key_value(&o, "lmc"), "2");
-	ck_assert_str_eq(key_value(&o, "reassign_lids"), "TRUE");
-	ck_assert_str_eq(key_value(&o, "sm_inactive"), "TRUE");
-	ck_assert_str_eq(key_value(&o, "transaction_retries"), "7");
-	ck_assert_str_eq(key_value(&o, "max_wire_smps"), "9");
-	ck_assert_str_eq(key_value(&o, "log_flags"), "0x41");
-	ck_assert_str_eq(key_value(&o, "log_file"), "/tmp/x.log");
+	CHECK_KEYS(&o, "sm_priority", "5", "lmc", "2", "reassign_lids", "TRUE", "sm_inactive", "TRUE",
+		   "transaction_retries", "7", "max_wire_smps", "9", "log_flags", "0x41", "log_file",
+		   "/tmp/x.log");
 	ck_assert(o.log_file);
 	ck_assert_ptr_null(key_value(&o, "guid"));
 }
@@ -276,11 +301,10 @@ START_TEST(t_opensm_keys)
 			      want[i].opt, want[i].key, key_value(&o, want[i].key));
 	}
 	/* and the key table takes them (max_wire_smps 0 is the conf part's) */
-	ck_assert_int_eq(PARSE(&o, "-P", "/p", "-Z", "out", "-W", "-y", "-e", "-B", "-V", "-d",
+	ck_assert_int_eq(APPLY(c, &errs, "-P", "/p", "-Z", "out", "-W", "-y", "-e", "-B", "-V", "-d",
 			       "3", "-g", "2c9030001", "--subnet_prefix", "0xfe80000000000002",
 			       "--sm_sl", "15", "-q", "off"),
-			 OPTS_RUN);
-	ck_assert_int_eq(opts_apply(&o, c, &errs), 0);
+			 0);
 	ck_assert_str_eq(c->partition_config_file, "/p");
 	ck_assert_str_eq(c->part_enforce, "out");
 	ck_assert(c->allow_both_pkeys && !c->exit_on_fatal && !c->accum_log_file && c->daemon);
@@ -302,11 +326,8 @@ START_TEST(t_long_only)
 			       "-D", "0x3", "-vv"),
 			 OPTS_RUN);
 	ck_assert(o.once);
-	ck_assert_str_eq(key_value(&o, "console"), "off");
-	ck_assert_str_eq(key_value(&o, "sm_sl"), "2");
-	ck_assert_str_eq(key_value(&o, "lmc"), "1");
 	/* the last -D wins over -V's flags, the order of the command line */
-	ck_assert_str_eq(key_value(&o, "log_flags"), "0x3");
+	CHECK_KEYS(&o, "console", "off", "sm_sl", "2", "lmc", "1", "log_flags", "0x3");
 	ck_assert_int_eq(o.verbose, 2);
 }
 END_TEST
@@ -319,10 +340,9 @@ START_TEST(t_ignored_values)
 
 	ck_assert_int_eq(PARSE(&o, "-q", "telnet", "-Z", "maybe", "-d", "10", "-d", "5"), OPTS_RUN);
 	ck_assert_int_eq((int)o.nkeys, 0);
-	ck_assert_ptr_nonnull(strstr(text_of(err), "--console telnet: not understood, ignored"));
-	ck_assert_ptr_nonnull(strstr(text_of(err), "--part_enforce maybe: not understood"));
-	ck_assert_ptr_nonnull(strstr(text_of(err), "unknown debug option -d 10 ignored"));
-	ck_assert_ptr_nonnull(strstr(text_of(err), "unknown debug option -d 5 ignored"));
+	CHECK_SAID(err, "--console telnet: not understood, ignored",
+		   "--part_enforce maybe: not understood", "unknown debug option -d 10 ignored",
+		   "unknown debug option -d 5 ignored");
 }
 END_TEST
 
@@ -356,15 +376,15 @@ START_TEST(t_help_version)
 	const char *h;
 
 	ck_assert_int_eq(PARSE(&o, "--help"), 0);
-	h = text_of(out);
-	ck_assert_ptr_nonnull(strstr(h, "usage: ibsmd [options]\n"));
-	ck_assert_ptr_nonnull(strstr(h, "\n  -F, --config FILE            read the configuration"));
-	ck_assert_ptr_nonnull(strstr(h, "\n      --check-config           validate"));
-	ck_assert_ptr_nonnull(strstr(h, "\n  -D FLAGS                     OpenSM log flags"));
-	ck_assert_ptr_nonnull(strstr(h, "\n  -V                           maximum verbosity"));
-	ck_assert_ptr_nonnull(strstr(h, "\n  -P, --Pconfig FILE           partitions file"));
 	/* ibsmd's own come after OpenSM's */
-	ck_assert_ptr_nonnull(strstr(h, "ibsmd's own options:\n      --check-config"));
+	CHECK_SAID(out, "usage: ibsmd [options]\n",
+		   "\n  -F, --config FILE            read the configuration",
+		   "\n      --check-config           validate",
+		   "\n  -D FLAGS                     OpenSM log flags",
+		   "\n  -V                           maximum verbosity",
+		   "\n  -P, --Pconfig FILE           partitions file",
+		   "ibsmd's own options:\n      --check-config");
+	h = text_of(out);
 	/* an alias has no line of its own */
 	ck_assert_ptr_null(strstr(h, "max-wire-smps"));
 	ck_assert_ptr_null(strstr(h, "dimn_ports_file"));
@@ -379,25 +399,35 @@ START_TEST(t_bad_usage)
 {
 	struct opts_cmdline o;
 
+	/* each command line, exit status 2, and what it says about it (NULL: not checked) */
+	static const struct {
+		const char *args[2];
+		const char *says;
+	} bad[] = {
+	    {{"-j"}, "usage: ibsmd"},
+	    {{"--no-such-option"}, NULL},
+	    {{"-p"}, NULL},	    /* missing argument */
+	    {{"--config"}, NULL}, /* missing argument */
+	    {{"-?"}, NULL},
+	    /* OpenSM 3.3.23 refuses -J (only --pidfile), and so does ibsmd */
+	    {{"-J", "p"}, NULL},
+	    {{"-o", "stray"}, "unexpected argument stray"},
+	    {{"--log-level", "loud"}, "--log-level"},
+	    {{"-g", "xyz"}, "--guid xyz: not a hex number"},
+	    {{"-k", ""}, NULL},
+	    {{"-g", "-1"}, NULL},
+	    {{"--subnet_prefix", "0x1fe80000000000000"}, NULL}, /* 65 bits */
+	    {{"-d", "one"}, NULL},
+	};
+
 	opterr = 0; /* getopt's own messages would go to stderr */
-	ck_assert_int_eq(PARSE(&o, "-j"), 2);
-	ck_assert_ptr_nonnull(strstr(text_of(err), "usage: ibsmd"));
-	ck_assert_int_eq(PARSE(&o, "--no-such-option"), 2);
-	ck_assert_int_eq(PARSE(&o, "-p"), 2);	      /* missing argument */
-	ck_assert_int_eq(PARSE(&o, "--config"), 2); /* missing argument */
-	ck_assert_int_eq(PARSE(&o, "-?"), 2);
-	/* OpenSM 3.3.23 refuses -J (only --pidfile), and so does ibsmd */
-	ck_assert_int_eq(PARSE(&o, "-J", "p"), 2);
-	ck_assert_int_eq(PARSE(&o, "-o", "stray"), 2);
-	ck_assert_ptr_nonnull(strstr(text_of(err), "unexpected argument stray"));
-	ck_assert_int_eq(PARSE(&o, "--log-level", "loud"), 2);
-	ck_assert_ptr_nonnull(strstr(text_of(err), "--log-level"));
-	ck_assert_int_eq(PARSE(&o, "-g", "xyz"), 2);
-	ck_assert_ptr_nonnull(strstr(text_of(err), "--guid xyz: not a hex number"));
-	ck_assert_int_eq(PARSE(&o, "-k", ""), 2);
-	ck_assert_int_eq(PARSE(&o, "-g", "-1"), 2);
-	ck_assert_int_eq(PARSE(&o, "--subnet_prefix", "0x1fe80000000000000"), 2); /* 65 bits */
-	ck_assert_int_eq(PARSE(&o, "-d", "one"), 2);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *args[] = {"ibsmd", bad[i].args[0], bad[i].args[1], NULL};
+
+		ck_assert_msg(parse(&o, args) == 2, "%s: not refused", bad[i].args[0]);
+		if (bad[i].says)
+			CHECK_SAID(err, bad[i].says);
+	}
 	/* and a good line after bad ones parses from scratch */
 	ck_assert_int_eq(PARSE(&o, "-l", "1"), OPTS_RUN);
 	ck_assert_str_eq(key_value(&o, "lmc"), "1");
@@ -409,10 +439,8 @@ START_TEST(t_apply)
 {
 	struct ibsm_conf *c = conf_new();
 	struct conf_errors errs = {0};
-	struct opts_cmdline o;
 
-	ck_assert_int_eq(PARSE(&o, "-p", "9", "-n", "16", "-x", "-g", "0x2c9030001"), OPTS_RUN);
-	ck_assert_int_eq(opts_apply(&o, c, &errs), 0);
+	ck_assert_int_eq(APPLY(c, &errs, "-p", "9", "-n", "16", "-x", "-g", "0x2c9030001"), 0);
 	ck_assert_int_eq((int)c->sm_priority, 9);
 	ck_assert_int_eq((int)c->max_wire_smps, 16);
 	ck_assert(c->honor_guid2lid_file);
@@ -428,10 +456,8 @@ START_TEST(t_bad_numbers)
 {
 	struct ibsm_conf *c = conf_new();
 	struct conf_errors errs = {0};
-	struct opts_cmdline o;
 
-	ck_assert_int_eq(PARSE(&o, "-p", "16", "-l", "x", "--sm_sl", "16", "-L", "-5"), OPTS_RUN);
-	ck_assert_int_eq(opts_apply(&o, c, &errs), 4);
+	ck_assert_int_eq(APPLY(c, &errs, "-p", "16", "-l", "x", "--sm_sl", "16", "-L", "-5"), 4);
 	ck_assert_int_eq((int)errs.n, 4);
 	for (size_t i = 0; i < errs.n; i++)
 		ck_assert_msg(!strncmp(errs.msg[i], "option: ", 8), "%s", errs.msg[i]);
@@ -450,17 +476,14 @@ START_TEST(t_lenient)
 {
 	struct ibsm_conf *c = conf_new();
 	struct conf_errors errs = {0};
-	struct opts_cmdline o;
 	int64_t timeout = c->transaction_timeout, sweep = c->sweep_interval;
 
-	ck_assert_int_eq(PARSE(&o, "-t", "0", "-s", "99999999", "-p", "3"), OPTS_RUN);
-	ck_assert_int_eq(opts_apply(&o, c, &errs), 0);
+	ck_assert_int_eq(APPLY(c, &errs, "-t", "0", "-s", "99999999", "-p", "3"), 0);
 	ck_assert_int_eq((int)errs.n, 0);
 	ck_assert_int_eq((int64_t)c->transaction_timeout, timeout);
 	ck_assert_int_eq((int64_t)c->sweep_interval, sweep);
 	ck_assert_int_eq((int)c->sm_priority, 3);
-	ck_assert_int_eq(PARSE(&o, "-s", "7"), OPTS_RUN);
-	ck_assert_int_eq(opts_apply(&o, c, &errs), 0);
+	ck_assert_int_eq(APPLY(c, &errs, "-s", "7"), 0);
 	ck_assert_int_eq((int)c->sweep_interval, 7);
 	conf_del(c);
 }

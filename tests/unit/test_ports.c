@@ -104,8 +104,7 @@ START_TEST(t_defaults_restore_supported)
 	ck_assert_uint_eq(fakefab_counts(e.ff)->link_sets, 1);
 	/* narrowed again behind the SM's back (ibportstate): the next heavy sweep restores it */
 	fakefab_portinfo(e.ff, h1, 1)->link_width_enabled = 1;
-	sm_request_sweep(e.sm, true, "test");
-	simenv_run_heavy(&e, 2);
+	simenv_sweep_to(&e, 2);
 	ck_assert_uint_eq(fakefab_portinfo(e.ff, h1, 1)->link_width_enabled, 3);
 	ck_assert_uint_eq(fakefab_counts(e.ff)->link_sets, 2);
 	quiet_then_down(&e);

@@ -389,8 +389,7 @@ START_TEST(t_no_answer_escalates)
 	ck_assert(e.last.escalated);
 	ck_assert_uint_eq(e.sm->stats.region_escalations, 1);
 	fakefab_set_drop(e.ff, spine1, 0, false);
-	sm_request_sweep(e.sm, true, "test");
-	simenv_run_heavy(&e, 3);
+	simenv_sweep_to(&e, 3);
 	ck_assert_msg(e.last.ok, "%s", e.last.reason);
 	check_routes(&e);
 	simenv_fini(&e);

@@ -20,6 +20,7 @@
 #include "check_main.h"
 #include "core/log.h"
 #include "core/util.h"
+#include "mad/bits.h"
 #include "xport/rmpp.h"
 #include "xport/xport.h"
 
@@ -33,27 +34,14 @@
 #define TID_HI	 0x0000000700000000ull
 #define TID	 (TID_HI | 0x00abcdefull)
 
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 /* RMPP header fields by offset (13.6.2.1) */
 #define R_VERSION(m) ((m)[24])
 #define R_TYPE(m)    ((m)[25])
 #define R_RTIME(m)   ((m)[26] >> 3)
 #define R_FLAGS(m)   ((m)[26] & 7)
 #define R_STATUS(m)  ((m)[27])
-#define R_D1(m)	     get32((m) + 28)
-#define R_D2(m)	     get32((m) + 32)
+#define R_D1(m)	     be32_get((m) + 28)
+#define R_D2(m)	     be32_get((m) + 32)
 
 static const struct ibsm_mad_addr client = {.lid = CLIENT, .qpn = 1, .qkey = 0x80010000};
 
@@ -67,11 +55,11 @@ static void make_hdr(uint8_t *h, uint64_t tid)
 	h[1] = IBSM_CLASS_SA;
 	h[2] = 2;
 	h[3] = IBSM_METHOD_GET_TABLE_RESP;
-	put32(h + 8, (uint32_t)(tid >> 32));
-	put32(h + 12, (uint32_t)tid);
+	be32_put(h + 8, (uint32_t)(tid >> 32));
+	be32_put(h + 12, (uint32_t)tid);
 	h[16] = 0x00;
 	h[17] = 0x11;
-	put32(h + 20, 0x01020304);
+	be32_put(h + 20, 0x01020304);
 	/* an RMPP header the sender must overwrite */
 	memset(h + 24, 0xee, 12);
 	/* SA header: SM_Key 0, AttributeOffset 8 words, a component mask */
@@ -817,8 +805,8 @@ static void ack(uint8_t type, uint8_t status, uint32_t d1, uint32_t d2, uint8_t 
 	m[25] = type;
 	m[26] = IBSM_RMPP_FLAG_ACTIVE;
 	m[27] = status;
-	put32(m + 28, d1);
-	put32(m + 32, d2);
+	be32_put(m + 28, d1);
+	be32_put(m + 32, d2);
 	xport_input(xp, m, sizeof(m), &client, 0);
 }
 
@@ -933,8 +921,8 @@ START_TEST(t_matching)
 	m[25] = IBSM_RMPP_ACK;
 	m[26] = IBSM_RMPP_FLAG_ACTIVE;
 	m[27] = 0;
-	put32(m + 28, 1);
-	put32(m + 32, 5);
+	be32_put(m + 28, 1);
+	be32_put(m + 32, 5);
 	m[15] ^= 1;
 	ck_assert(rmpp_input(tbl, m, sizeof(m), &client));
 	m[15] ^= 1;
@@ -954,8 +942,8 @@ START_TEST(t_matching)
 	ck_assert(rmpp_input(tbl, m, sizeof(m), &client));
 	ck_assert_uint_eq(w.data.n, 2 + 4);
 	m[3] |= IBSM_METHOD_RESP;
-	put32(m + 28, 5);
-	put32(m + 32, 5);
+	be32_put(m + 28, 5);
+	be32_put(m + 32, 5);
 	ck_assert(rmpp_input(tbl, m, sizeof(m), &client));
 	ck_assert_int_eq(dr.calls, 1);
 	ck_assert_int_eq(dr.status, 0);
@@ -1183,8 +1171,8 @@ START_TEST(t_garbage)
 				m[25] = (uint8_t)(rnd() % 6);
 				m[26] = (uint8_t)(rnd() % 8);
 				m[27] = rnd() % 4 ? 0 : m[27];
-				put32(m + 28, rnd() % 5);
-				put32(m + 32, rnd() % 3 ? rnd() % 1200 : rnd());
+				be32_put(m + 28, rnd() % 5);
+				be32_put(m + 32, rnd() % 3 ? rnd() % 1200 : rnd());
 			}
 			rmpp_recv_input(r, m, len);
 			free(m);
@@ -1208,8 +1196,8 @@ static void seg(uint8_t *m, uint32_t n, uint8_t flags, uint32_t paylen)
 	m[25] = IBSM_RMPP_DATA;
 	m[26] = (uint8_t)(IBSM_RMPP_NO_RESPTIME << 3 | IBSM_RMPP_FLAG_ACTIVE | flags);
 	m[27] = 0;
-	put32(m + 28, n);
-	put32(m + 32, paylen);
+	be32_put(m + 28, n);
+	be32_put(m + 32, paylen);
 	memset(m + 56, (int)n, 200);
 }
 

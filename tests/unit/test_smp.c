@@ -941,40 +941,32 @@ END_TEST
 
 START_TEST(t_conversions)
 {
-	ck_assert_uint_eq(mtu_to_bytes(0), 0);
-	ck_assert_uint_eq(mtu_to_bytes(1), 256);
-	ck_assert_uint_eq(mtu_to_bytes(2), 512);
-	ck_assert_uint_eq(mtu_to_bytes(3), 1024);
-	ck_assert_uint_eq(mtu_to_bytes(4), 2048);
-	ck_assert_uint_eq(mtu_to_bytes(5), 4096);
-	ck_assert_uint_eq(mtu_to_bytes(6), 0);
-	ck_assert_uint_eq(mtu_to_bytes(~0u), 0);
+	/* each row: the argument(s) and the value wanted */
+	static const unsigned mtus[][2] = {{0, 0},    {1, 256},  {2, 512}, {3, 1024},
+					   {4, 2048}, {5, 4096}, {6, 0},   {~0u, 0}};
+	/* OperationalVLs: the port's VLCap, capped by max_op_vls (0: no cap); VL0
+	 * is always there */
+	static const unsigned vls[][3] = {{4, 5, 4}, {5, 5, 5}, {5, 3, 3}, {3, 1, 1},
+					  {1, 5, 1}, {2, 0, 2}, {0, 5, 1}, {0, 0, 1}};
+	static const unsigned lanes[][2] = {{1, 1},  {2, 4}, {4, 8}, {8, 12},
+					    {16, 2}, {0, 0}, {3, 0}};
+	static const struct {
+		unsigned speed, ext;
+		const char *name;
+	} speeds[] = {{1, 0, "SDR"}, {2, 0, "DDR"}, {4, 0, "QDR"}, {0, 0, "?"},
+		      {4, 1, "FDR"}, {4, 2, "EDR"}, {1, 4, "HDR"}, {1, 8, "NDR"}};
 
-	/* OperationalVLs: the port's VLCap, capped by max_op_vls */
-	ck_assert_uint_eq(op_vls_for(4, 5), 4);
-	ck_assert_uint_eq(op_vls_for(5, 5), 5);
-	ck_assert_uint_eq(op_vls_for(5, 3), 3);
-	ck_assert_uint_eq(op_vls_for(3, 1), 1);
-	ck_assert_uint_eq(op_vls_for(1, 5), 1);
-	ck_assert_uint_eq(op_vls_for(2, 0), 2); /* 0: no cap */
-	ck_assert_uint_eq(op_vls_for(0, 5), 1); /* VL0 is always there */
-	ck_assert_uint_eq(op_vls_for(0, 0), 1);
-
-	ck_assert_uint_eq(smp_link_width_lanes(1), 1);
-	ck_assert_uint_eq(smp_link_width_lanes(2), 4);
-	ck_assert_uint_eq(smp_link_width_lanes(4), 8);
-	ck_assert_uint_eq(smp_link_width_lanes(8), 12);
-	ck_assert_uint_eq(smp_link_width_lanes(16), 2);
-	ck_assert_uint_eq(smp_link_width_lanes(0), 0);
-	ck_assert_uint_eq(smp_link_width_lanes(3), 0);
-	ck_assert_str_eq(smp_link_speed_name(1, 0), "SDR");
-	ck_assert_str_eq(smp_link_speed_name(2, 0), "DDR");
-	ck_assert_str_eq(smp_link_speed_name(4, 0), "QDR");
-	ck_assert_str_eq(smp_link_speed_name(0, 0), "?");
-	ck_assert_str_eq(smp_link_speed_name(4, 1), "FDR");
-	ck_assert_str_eq(smp_link_speed_name(4, 2), "EDR");
-	ck_assert_str_eq(smp_link_speed_name(1, 4), "HDR");
-	ck_assert_str_eq(smp_link_speed_name(1, 8), "NDR");
+	for (size_t i = 0; i < ARRAY_SIZE(mtus); i++)
+		ck_assert_msg(mtu_to_bytes(mtus[i][0]) == mtus[i][1], "mtu %u", mtus[i][0]);
+	for (size_t i = 0; i < ARRAY_SIZE(vls); i++)
+		ck_assert_msg(op_vls_for(vls[i][0], vls[i][1]) == vls[i][2], "VLCap %u max %u",
+			      vls[i][0], vls[i][1]);
+	for (size_t i = 0; i < ARRAY_SIZE(lanes); i++)
+		ck_assert_msg(smp_link_width_lanes(lanes[i][0]) == lanes[i][1], "width %u",
+			      lanes[i][0]);
+	for (size_t i = 0; i < ARRAY_SIZE(speeds); i++)
+		ck_assert_str_eq(smp_link_speed_name(speeds[i].speed, speeds[i].ext),
+				 speeds[i].name);
 }
 END_TEST
 
@@ -1060,21 +1052,15 @@ START_TEST(t_garbage)
 }
 END_TEST
 
-static Suite *smp_suite(void)
-{
-	Suite *s = suite_create("smp");
-	TCase *tc = check_case(s, "attributes", 30, NULL, NULL,
-			       CHECK_TESTS(t_known_bytes, t_encode_leaves_reserved, t_notice,
-					   t_nodedesc));
-
-	tcase_add_loop_test(tc, t_field_positions, 0, (int)ARRAY_SIZE(codecs));
-	tcase_add_loop_test(tc, t_attr_round_trip, 0, (int)ARRAY_SIZE(codecs));
-	check_case(s, "header", 0, NULL, NULL,
-		   CHECK_TESTS(t_hdr_round_trip, t_hdr_short, t_smp_build_dr, t_smp_build_lid,
-			       t_smp_check, t_smp_make_response));
-	check_case(s, "helpers", 0, NULL, NULL, CHECK_TESTS(t_drpath, t_names, t_conversions, t_mlnx_epi));
-	check_case(s, "robustness", 60, NULL, NULL, CHECK_TESTS(t_garbage));
-	return s;
-}
-
-CHECK_MAIN(smp_suite)
+CHECK_MAIN_CASES("smp",
+		 {"attributes", 30, NULL, NULL,
+		  CHECK_TESTS(t_known_bytes, t_encode_leaves_reserved, t_notice, t_nodedesc),
+		  CHECK_LOOPS(CHECK_LOOP(t_field_positions, codecs),
+			      CHECK_LOOP(t_attr_round_trip, codecs))},
+		 {"header", 0, NULL, NULL,
+		  CHECK_TESTS(t_hdr_round_trip, t_hdr_short, t_smp_build_dr, t_smp_build_lid,
+			      t_smp_check, t_smp_make_response),
+		  NULL},
+		 {"helpers", 0, NULL, NULL, CHECK_TESTS(t_drpath, t_names, t_conversions, t_mlnx_epi),
+		  NULL},
+		 {"robustness", 60, NULL, NULL, CHECK_TESTS(t_garbage), NULL})

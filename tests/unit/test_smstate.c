@@ -112,6 +112,29 @@ static void on_answer(void *arg, const uint8_t *mad, size_t len)
 	a->n++;
 }
 
+/* the fabric with another SM on H2 (priority prio, state), then ibsmd at priority ours, its
+ * first heavy sweep done */
+static struct fakefab_sm *env_other_sm(struct simenv *e, uint8_t prio, uint8_t state,
+				       const char *ours)
+{
+	struct fakefab_sm *fs;
+
+	env_fabric(e);
+	fs = fakefab_add_sm(e->ff, H2, 1, prio, state);
+	simenv_sm(e, conf_prio(e, ours));
+	simenv_run_heavy(e, 1);
+	return fs;
+}
+
+/* ibsmd with configuration c on the fabric, its SMInfo answers seen in a, its first heavy
+ * sweep done */
+static void env_start(struct simenv *e, struct ibsm_conf *c, struct answers *a)
+{
+	simenv_sm(e, c);
+	fakefab_on_answer(e->ff, on_answer, a);
+	simenv_run_heavy(e, 1);
+}
+
 /* an SMInfo request to the SM as another SM would send it (directed route, local) */
 static void send_sminfo(struct simenv *e, uint8_t method, uint32_t mod, uint64_t guid,
 			uint8_t state, uint8_t prio, uint64_t key)
@@ -237,10 +260,7 @@ START_TEST(t_master_over_lower_standby)
 	struct fakefab_sm *fs;
 	struct smstate_remote_info ri[4];
 
-	env_fabric(&e);
-	fs = fakefab_add_sm(e.ff, H2, 1, 0, IBSM_SM_STANDBY);
-	simenv_sm(&e, conf_prio(&e, "5"));
-	simenv_run_heavy(&e, 1);
+	fs = env_other_sm(&e, 0, IBSM_SM_STANDBY, "5");
 	ck_assert(e.last.ok);
 	ck_assert_uint_eq(e.sm->state, IBSM_SM_MASTER);
 	ck_assert(e.sm->subnet_up);
@@ -263,10 +283,7 @@ START_TEST(t_equal_priority_lower_guid)
 {
 	struct simenv e;
 
-	env_fabric(&e);
-	fakefab_add_sm(e.ff, H2, 1, 3, IBSM_SM_DISCOVERING);
-	simenv_sm(&e, conf_prio(&e, "3"));
-	simenv_run_heavy(&e, 1);
+	env_other_sm(&e, 3, IBSM_SM_DISCOVERING, "3");
 	ck_assert_uint_eq(e.sm->state, IBSM_SM_MASTER);
 	ck_assert(e.last.ok);
 	env_fini(&e);
@@ -352,9 +369,7 @@ START_TEST(t_handover_to_better)
 	env_fabric(&e);
 	fs = fakefab_add_sm(e.ff, H2, 1, 10, IBSM_SM_NOTACTIVE);
 	g2 = fakefab_port_guid(e.ff, H2, 1);
-	simenv_sm(&e, conf_prio(&e, "1"));
-	fakefab_on_answer(e.ff, on_answer, &a);
-	simenv_run_heavy(&e, 1);
+	env_start(&e, conf_prio(&e, "1"), &a);
 	ck_assert_uint_eq(e.sm->state, IBSM_SM_MASTER); /* not-active SMs do not count */
 	ck_assert(e.last.ok);
 	/* it comes up as standby and polls us */
@@ -386,9 +401,7 @@ START_TEST(t_receive_handover)
 	env_fabric(&e);
 	fs = fakefab_add_sm(e.ff, H2, 1, 3, IBSM_SM_MASTER);
 	g2 = fakefab_port_guid(e.ff, H2, 1);
-	simenv_sm(&e, conf_prio(&e, "5"));
-	fakefab_on_answer(e.ff, on_answer, &a);
-	simenv_run_heavy(&e, 1);
+	env_start(&e, conf_prio(&e, "5"), &a);
 	/* a master is there, even a lower one: stand by (it will hand over) */
 	ck_assert_uint_eq(e.sm->state, IBSM_SM_STANDBY);
 	ck_assert_uint_eq(fs->last_in.priority, 5);
@@ -418,9 +431,7 @@ START_TEST(t_bad_sminfo)
 
 	env_fabric(&e);
 	g2 = fakefab_port_guid(e.ff, H2, 1);
-	simenv_sm(&e, conf_prio(&e, "5"));
-	fakefab_on_answer(e.ff, on_answer, &a);
-	simenv_run_heavy(&e, 1);
+	env_start(&e, conf_prio(&e, "5"), &a);
 	ck_assert_uint_eq(e.sm->state, IBSM_SM_MASTER);
 	/* unknown modifiers */
 	send_sminfo(&e, IBSM_METHOD_SET, 0, g2, IBSM_SM_MASTER, 9, 1);
@@ -472,8 +483,7 @@ START_TEST(t_bad_sminfo)
 	event_base_loop(e.base, EVLOOP_NONBLOCK);
 	ck_assert_uint_gt(smstate_counters(e.sm)->sets_refused, refused);
 	/* still a healthy master */
-	sm_request_sweep(e.sm, true, "test");
-	simenv_run_heavy(&e, e.heavy_done + 1);
+	simenv_sweep_to(&e, e.heavy_done + 1);
 	ck_assert_uint_eq(e.sm->state, IBSM_SM_MASTER);
 	ck_assert(e.last.ok);
 	env_fini(&e);
@@ -549,9 +559,7 @@ START_TEST(t_sm_key)
 	g2 = fakefab_port_guid(e.ff, H2, 1);
 	c = conf_prio(&e, "1");
 	set(c, "sm_key", "0x1234");
-	simenv_sm(&e, c);
-	fakefab_on_answer(e.ff, on_answer, &a);
-	simenv_run_heavy(&e, 1);
+	env_start(&e, c, &a);
 	send_sminfo(&e, IBSM_METHOD_GET, 0, g2, IBSM_SM_STANDBY, 0, 0x1234);
 	ck_assert_uint_eq(a.si.sm_key, 0x1234);
 	ck_assert_uint_eq(a.si.state, IBSM_SM_MASTER);
@@ -571,9 +579,7 @@ START_TEST(t_sm_key)
 	fakefab_add_sm(e.ff, H2, 1, 0, IBSM_SM_STANDBY);
 	c = conf_prio(&e, "1");
 	set(c, "sm_key", "0x1234");
-	simenv_sm(&e, c);
-	fakefab_on_answer(e.ff, on_answer, &a);
-	simenv_run_heavy(&e, 1);
+	env_start(&e, c, &a);
 	get_from(&e, -1, fakefab_port_lid(e.ff, H2, 1));
 	ck_assert_uint_eq(a.si.sm_key, 0x1234);
 	env_fini(&e);
@@ -637,9 +643,7 @@ START_TEST(t_discover)
 	env_fabric(&e);
 	fakefab_add_sm(e.ff, H2, 1, 10, IBSM_SM_MASTER);
 	g2 = fakefab_port_guid(e.ff, H2, 1);
-	simenv_sm(&e, conf_prio(&e, "1"));
-	fakefab_on_answer(e.ff, on_answer, &a);
-	simenv_run_heavy(&e, 1);
+	env_start(&e, conf_prio(&e, "1"), &a);
 	ck_assert_uint_eq(e.sm->state, IBSM_SM_STANDBY);
 	send_sminfo(&e, IBSM_METHOD_SET, IBSM_SMINFO_DISCOVER, g2, IBSM_SM_MASTER, 10, 0);
 	ck_assert_uint_eq(a.status, 0); /* zero key from the master it follows */
@@ -656,15 +660,11 @@ START_TEST(t_handover_refused)
 	struct simenv e;
 	struct fakefab_sm *fs;
 
-	env_fabric(&e);
-	fs = fakefab_add_sm(e.ff, H2, 1, 10, IBSM_SM_NOTACTIVE);
-	simenv_sm(&e, conf_prio(&e, "1"));
-	simenv_run_heavy(&e, 1);
+	fs = env_other_sm(&e, 10, IBSM_SM_NOTACTIVE, "1");
 	ck_assert_uint_eq(e.sm->state, IBSM_SM_MASTER);
 	fs->state = IBSM_SM_STANDBY;
 	fs->refuse_sets = true;
-	sm_request_sweep(e.sm, true, "test");
-	simenv_run_heavy(&e, 3);
+	simenv_sweep_to(&e, 3);
 	ck_assert_uint_eq(e.sm->state, IBSM_SM_MASTER);
 	ck_assert_uint_eq(fs->sets, 1);
 	ck_assert(e.last.ok);
@@ -679,10 +679,7 @@ START_TEST(t_dual_master)
 	struct simenv e;
 	struct fakefab_sm *fs;
 
-	env_fabric(&e);
-	fs = fakefab_add_sm(e.ff, H2, 1, 10, IBSM_SM_NOTACTIVE);
-	simenv_sm(&e, conf_prio(&e, "1"));
-	simenv_run_heavy(&e, 1);
+	fs = env_other_sm(&e, 10, IBSM_SM_NOTACTIVE, "1");
 	ck_assert_uint_eq(e.sm->state, IBSM_SM_MASTER);
 	fs->state = IBSM_SM_MASTER;
 	sm_request_sweep(e.sm, true, "test");

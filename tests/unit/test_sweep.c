@@ -113,8 +113,7 @@ START_TEST(t_steady_state_sends_no_sets)
 	simenv_run_heavy(&e, 1);
 	ck_assert(e.last.ok);
 	fakefab_reset_counts(e.ff);
-	sm_request_sweep(e.sm, true, "test");
-	simenv_run_heavy(&e, 2);
+	simenv_sweep_to(&e, 2);
 	ck_assert(e.last.ok);
 	ck_assert_uint_eq(fakefab_counts(e.ff)->sets, 0);
 	ck_assert_uint_gt(fakefab_counts(e.ff)->gets, 0);
@@ -343,8 +342,7 @@ START_TEST(t_bad_mads_and_sminfo)
 	ck_assert_uint_eq(si.state, IBSM_SM_MASTER);
 	ck_assert_uint_eq(si.guid, fakefab_port_guid(e.ff, 0, 1));
 	/* still healthy: another sweep works */
-	sm_request_sweep(e.sm, true, "test");
-	simenv_run_heavy(&e, 2);
+	simenv_sweep_to(&e, 2);
 	ck_assert(e.last.ok);
 	simenv_fini(&e);
 }

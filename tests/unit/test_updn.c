@@ -1113,21 +1113,13 @@ START_TEST(t_file_plugin)
 }
 END_TEST
 
-static Suite *updn_suite(void)
-{
-	Suite *s = suite_create("updn");
-	TCase *tu = check_case(s, "updn", 120, setup, check_dir_teardown,
-			       CHECK_TESTS(t_shipped_fabrics, t_fat_tree_quality, t_auto_roots,
-					   t_root_search, t_odd_roots, t_disconnected, t_errors,
-					   t_long_line, t_plugin));
-
-	tcase_add_loop_test(tu, t_golden_updn, 0, sizeof(golden_updn) / sizeof(golden_updn[0]));
-	tcase_add_loop_test(tu, t_golden_minhop, 0,
-			    sizeof(golden_minhop) / sizeof(golden_minhop[0]));
-	check_case(s, "file", 120, setup, check_dir_teardown,
-		   CHECK_TESTS(t_file_round_trip, t_file_foreign, t_file_tolerated, t_file_remap,
-			       t_file_errors, t_file_plugin));
-	return s;
-}
-
-CHECK_MAIN(updn_suite)
+CHECK_MAIN_CASES("updn",
+		 {"updn", 120, setup, check_dir_teardown,
+		  CHECK_TESTS(t_shipped_fabrics, t_fat_tree_quality, t_auto_roots, t_root_search,
+			      t_odd_roots, t_disconnected, t_errors, t_long_line, t_plugin),
+		  CHECK_LOOPS(CHECK_LOOP(t_golden_updn, golden_updn),
+			      CHECK_LOOP(t_golden_minhop, golden_minhop))},
+		 {"file", 120, setup, check_dir_teardown,
+		  CHECK_TESTS(t_file_round_trip, t_file_foreign, t_file_tolerated, t_file_remap,
+			      t_file_errors, t_file_plugin),
+		  NULL})

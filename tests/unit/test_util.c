@@ -31,17 +31,6 @@ static uint64_t splitmix64(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
-/* the map's hash, copied so the tests can build collisions on purpose */
-static size_t test_hash(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	k *= 0xc4ceb9fe1a85ec53ULL;
-	k ^= k >> 33;
-	return (size_t)k;
-}
-
 static void *val_of(uint64_t k)
 {
 	return (void *)(uintptr_t)(k * 2 + 1);
@@ -64,7 +53,7 @@ static void map_check(const struct u64map *m)
 		n++;
 		ck_assert_ptr_eq(u64map_get(m, m->keys[i]), m->vals[i]);
 		/* no empty slot between the key's home and where it sits */
-		for (j = test_hash(m->keys[i]) & (m->cap - 1); j != i; j = (j + 1) & (m->cap - 1))
+		for (j = u64map_hash(m->keys[i]) & (m->cap - 1); j != i; j = (j + 1) & (m->cap - 1))
 			ck_assert_uint_ne(m->keys[j], 0);
 	}
 	ck_assert_uint_eq(n, m->len);
@@ -78,7 +67,7 @@ static void keys_for_bucket(size_t cap, size_t bucket, uint64_t *out, size_t n, 
 	while (got < n) {
 		uint64_t k = splitmix64(seed);
 
-		if (k && (test_hash(k) & (cap - 1)) == bucket)
+		if (k && (u64map_hash(k) & (cap - 1)) == bucket)
 			out[got++] = k;
 	}
 }
@@ -138,7 +127,7 @@ END_TEST
 START_TEST(t_map_delete_in_cluster)
 {
 	const size_t cap = 64;
-	uint64_t seed = 42 + (uint64_t)_i, h0[4], h1[2], h3[1], all[7];
+	uint64_t seed = 42 + (uint64_t)_i, h0[4] = {0}, h1[2] = {0}, h3[1] = {0}, all[7];
 	struct u64map m;
 	size_t i, h = (size_t)_i * 9 % cap; /* some clusters wrap around the end */
 	static const int order[][7] = {
@@ -262,13 +251,6 @@ START_TEST(t_map_grow_100k)
 	free(keys);
 }
 END_TEST
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 START_TEST(t_map_next)
 {

@@ -17,15 +17,11 @@
 #include "check_main.h"
 #include "core/log.h"
 #include "core/util.h"
+#include "mad/bits.h"
 #include "mad/smp.h"
 #include "xport/xport.h"
 
 #define TIMEOUT_MS 20
-
-static uint32_t getbe32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 /* --- the fake backend --- */
 
@@ -143,7 +139,7 @@ static int send_req(uint32_t id, struct result *res)
 static uint32_t sent_id(size_t i)
 {
 	ck_assert_uint_lt(i, fk.n);
-	return (uint32_t)getbe32(fk.log[i].mad + 20);
+	return (uint32_t)be32_get(fk.log[i].mad + 20);
 }
 
 /* answer the i-th MAD the backend was given, as its GetResp */
@@ -257,13 +253,6 @@ START_TEST(t_window_fifo)
 }
 END_TEST
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 START_TEST(t_tids)
 {
 	enum { N = 3000 };
@@ -278,7 +267,7 @@ START_TEST(t_tids)
 		const uint8_t *m = fk.log[done].mad;
 
 		/* the caller's TID is replaced; the high 32 bits stay zero */
-		ck_assert_uint_eq(getbe32(m + 8), 0);
+		ck_assert_uint_eq(be32_get(m + 8), 0);
 		tids[done] = mad_tid32(m);
 		ck_assert_uint_ne(tids[done], 0xdeadbeef);
 		respond(done);
@@ -313,7 +302,7 @@ START_TEST(t_response_once)
 	ck_assert_uint_eq(res[0].resp[3], IBSM_METHOD_GET_RESP);
 	ck_assert_uint_eq(res[0].resp[IBSM_SMP_DATA_OFF], 0xab);
 	ck_assert_uint_eq(mad_tid32(res[0].resp), mad_tid32(fk.log[0].mad));
-	ck_assert_uint_eq(getbe32(res[0].resp + 20), 7);
+	ck_assert_uint_eq(be32_get(res[0].resp + 20), 7);
 	/* a duplicate is late: counted, dropped */
 	respond(0);
 	ck_assert_int_eq(res[0].calls, 1);
@@ -364,7 +353,7 @@ START_TEST(t_timeout_retry)
 	ck_assert_uint_ge(now_ms() - start, TIMEOUT_MS - 1);
 	t1 = mad_tid32(fk.log[1].mad);
 	ck_assert_uint_ne(t0, t1); /* a retry gets a new TID */
-	ck_assert_uint_eq(getbe32(fk.log[1].mad + 8), 0);
+	ck_assert_uint_eq(be32_get(fk.log[1].mad + 8), 0);
 	ck_assert_mem_eq(fk.log[1].mad + 16, fk.log[0].mad + 16, IBSM_MAD_SIZE - 16);
 	ck_assert_uint_eq(xport_stats(xp)->timeouts, 1);
 	ck_assert_uint_eq(xport_stats(xp)->retries, 1);
