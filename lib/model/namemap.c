@@ -63,7 +63,10 @@ static char *line_name(char *p)
 	return *p ? p : NULL;
 }
 
-/* one line; 0, or -EINVAL when its GUID does not parse */
+/*
+ * One line; 0, or -EINVAL when its GUID does not parse. GUID 0 is no
+ * node's: the line is kept by OpenSM and never used, here skipped.
+ */
 static int map_line(struct ibsm_namemap *m, char *line)
 {
 	char *p = line, *e, *name;
@@ -78,7 +81,7 @@ static int map_line(struct ibsm_namemap *m, char *line)
 	if (e == p || errno || (*e && !isspace((unsigned char)*e) && *e != '#'))
 		return -EINVAL;
 	name = line_name(e);
-	if (name && !u64map_get(&m->names, guid))
+	if (name && guid && !u64map_get(&m->names, guid))
 		u64map_put(&m->names, guid, xstrdup(name));
 	return 0;
 }

@@ -57,6 +57,7 @@ START_TEST(t_format)
 		"1234 \"decimal\"\n"
 		"0x0002c90300001006#\"after hash\"\n"
 		"0x0002c90300001007 \"crlf\"\r\n"
+		"0x0 \"no node has guid 0: skipped\"\n"
 		"0x0002c90300001008 \"no newline at end\"");
 
 	ck_assert_str_eq(namemap_get(m, 0x0002c90300001001ull), "leaf 1");
@@ -70,6 +71,7 @@ START_TEST(t_format)
 	ck_assert_str_eq(namemap_get(m, 0x0002c90300001007ull), "crlf");
 	ck_assert_str_eq(namemap_get(m, 0x0002c90300001008ull), "no newline at end");
 	ck_assert_ptr_null(namemap_get(m, 42));
+	ck_assert_ptr_null(namemap_get(m, 0));
 	ck_assert_uint_eq(namemap_count(m), 7);
 	namemap_del(m);
 	ck_assert_ptr_null(namemap_get(NULL, 1));
