@@ -685,10 +685,12 @@ int main(int argc, char **argv)
 		return rc;
 	d.once = d.opts.once;
 	log_init("ibsmd", IBSM_LOG_INFO, true, false);
-	if ((rc = daemon_configure(&d)) != OPTS_RUN)
+	if ((rc = daemon_configure(&d)) != OPTS_RUN || (rc = daemon_ask_port(&d)) != OPTS_RUN) {
+		/* done before running (--check-config, -c, --offline, a refusal) */
+		conf_errors_free(&d.warns);
+		conf_del(d.conf);
 		return rc;
-	if ((rc = daemon_ask_port(&d)) != OPTS_RUN)
-		return rc;
+	}
 	daemon_logging(&d);
 	if ((rc = daemon_start(&d)) != 0)
 		return rc;
