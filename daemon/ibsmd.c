@@ -434,8 +434,11 @@ static int daemon_configure(struct daemon *d)
 		return 0;
 	}
 	if (o->offline.topology) {
+		struct ibsm_conf *c = d->conf;
+
 		log_init("ibsmd", o->verbose ? IBSM_LOG_DEBUG : IBSM_LOG_WARN, true, false);
-		return offline_run(d->conf, &o->offline);
+		d->conf = NULL; /* offline_run takes it */
+		return offline_run(c, &o->offline);
 	}
 	if (o->offline.dump_dir || o->offline.report) {
 		fprintf(stderr, "ibsmd: --dump-lfts and --report go with --offline\n");
