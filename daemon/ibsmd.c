@@ -663,6 +663,9 @@ static void daemon_stop(struct daemon *d)
 	notify("STOPPING=1");
 	sm_save(d->sm);
 	umad_backend_set_mkey(d->umad, mkey_local_key(d->sm));
+	/* no receiving while the SM is freed (umad2sim's read() overreads its
+	 * buffers: a heap shrinking under it must not be read past) */
+	umad_backend_stop(d->umad);
 	ctl_del(d->ctl);
 	sm_del(d->sm);
 	xport_del(d->xport);

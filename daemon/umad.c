@@ -341,18 +341,24 @@ void umad_backend_set_mkey(struct ibsm_umad *u, uint64_t mkey)
 		u->mkey = mkey;
 }
 
+void umad_backend_stop(struct ibsm_umad *u)
+{
+	if (!u || !u->thread_started)
+		return;
+	u->stop = true;
+	wake_receiver(u);
+	pthread_join(u->thread, NULL);
+	u->thread_started = false;
+}
+
 void umad_backend_close(struct ibsm_umad *u)
 {
 	struct rmad *m;
 
 	if (!u)
 		return;
-	u->stop = true;
+	umad_backend_stop(u);
 	u->x = NULL;
-	if (u->thread_started) {
-		wake_receiver(u);
-		pthread_join(u->thread, NULL);
-	}
 	if (u->ev)
 		event_free(u->ev);
 	while ((m = STAILQ_FIRST(&u->queue))) {

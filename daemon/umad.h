@@ -36,6 +36,11 @@ void umad_backend_attach(struct ibsm_umad *u, struct ibsm_xport *x);
 /* the M_Key of the local port, for the NodeInfo Get that wakes the receiver
  * at close (a protected port drops it otherwise, and counts a violation) */
 void umad_backend_set_mkey(struct ibsm_umad *u, uint64_t mkey);
+/*
+ * Stop the receiver thread (nothing is read from the port after this;
+ * sending still works): before the state MADs would go to is torn down.
+ */
+void umad_backend_stop(struct ibsm_umad *u);
 /* stop the receiver, release IsSM, close the port */
 void umad_backend_close(struct ibsm_umad *u);
 /* MADs dropped because the loop fell too far behind */
