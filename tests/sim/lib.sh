@@ -176,6 +176,15 @@ _teardown() {
 			echo "---- $f" >&2
 			grep -v 'parse_port_connection_data' "$f" | tail -n 25 >&2
 		done
+		# a daemon that crashed left a core in its cwd (core_pattern "core"): its stack
+		for f in "$T"/run/core*; do
+			[ -s "$f" ] || continue
+			echo "---- $f" >&2
+			if command -v gdb >/dev/null; then
+				timeout 60 gdb -q -batch -ex "thread apply all bt 12" "$IBSMD" "$f" 2>&1 |
+					grep -E '^(#|Thread|Program terminated)' | head -n 80 >&2
+			fi
+		done
 	fi
 	if [ -n "$T" ] && [ -d "$T" ]; then
 		if [ "${KEEP_TMP:-0}" = 1 ]; then
@@ -217,6 +226,8 @@ sim_init() {
 	# malloc arena its receiver thread's buffers come from the main heap, which keeps
 	# 128 KiB spare at its top, not from the edge of a fresh thread heap
 	export MALLOC_ARENA_MAX=1
+	# a crash of a daemon leaves a core for _teardown to show (where the kernel lets it)
+	ulimit -c unlimited 2>/dev/null || true
 	# an ASan build refuses to run after a preloaded library unless told otherwise
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 	export ASAN_OPTIONS
