@@ -23,10 +23,10 @@
  * MLIDs come from 0xC000 up to the smallest MulticastFDBCap; a group's
  * MLID is freed with the group, whatever path deleted it. With
  * consolidate_ipv6_snm_req, IPv6 solicited-node groups
- * (ff1S:601b:PPPP::1:ffXX:XXXX) that differ only in their last 24 bits
- * share one MLID, as OpenSM's get_new_mlid shares it: each stays a group of
- * its own (MGID, members, traps 66/67, leave), the MLID's tree is the union
- * of their members, and the MLID is free again when its last group goes.
+ * (ff1S:601b:PPPP::1:ffHH:HHHH, H any hex digit) that differ only in their
+ * last 24 bits share one MLID, as OpenSM's get_new_mlid shares it: each
+ * stays a group of its own (MGID, members, traps 66/67, leave), the MLID's
+ * tree is the union of their members, and the MLID is free again when its last group goes.
  *
  * Forwarding (18.2.4.3.4): one tree per MLID over the switches. The root
  * is the switch with the fewest unreachable member switches, then the
@@ -316,10 +316,11 @@ static uint16_t mlid_alloc(struct ibsm_mcast *m, uint16_t want)
 }
 
 /*
- * An IPv6 solicited-node MGID, ff1S:601b:PPPP:0000:0000:0001:ffXX:XXXX,
- * matched with OpenSM's masks: of the flags only T (0x10) is checked, the
- * P_Key and scope are free, and bits 1-3 of byte 11 are left out as
- * OpenSM's interface-ID mask leaves them (the same groups share).
+ * An IPv6 solicited-node MGID, ff1S:601b:PPPP:0000:0000:0001:ffHH:HHHH
+ * (H any hex digit), matched with OpenSM's masks: of the flags only T
+ * (0x10) is checked, the P_Key and scope are free, and bits 1-3 of byte 11
+ * are left out as OpenSM's interface-ID mask leaves them (the same groups
+ * share).
  */
 static bool ipv6_snm(const uint8_t mgid[16])
 {

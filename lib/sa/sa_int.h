@@ -107,7 +107,7 @@ struct sa_resp {
 					 * an LMC range, ...): the agent does not compare them */
 };
 
-/* the request's component mask holds component c (IBSM_xxx_ field index) */
+/* the request's component mask holds component c (an IBSM_<RECORD>_ field index) */
 #define SA_WANT(q, c) ((q)->sa.comp_mask & IBSM_SA_COMP(c))
 /* the value of component c of q's record when the mask holds it, else -1 */
 #define SA_WANT_VALUE(q, c) (SA_WANT(q, c) ? (int)sa_get((q)->desc, (q)->rec, c) : -1)
