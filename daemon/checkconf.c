@@ -9,9 +9,11 @@
  * by the SM: node_name_map_name, per_module_logging_file,
  * prefix_routes_file and sa_db_file. Those are read by their own parsers
  * (no second parser here) with the log captured, so each warning is the
- * one a start logs, after the config line that names the file (at a
- * start only with strict_config, which must refuse on them: otherwise the
- * SM's own reading logs them, once). A missing file at a key's default is
+ * one a start logs, after the config line that names the file. The
+ * engine chain and these files are checked again by the SM when it
+ * starts: a normal start leaves them to it (each finding logged once, a
+ * chain left empty refused there); --check-config and strict_config,
+ * which must refuse on them before the port is opened, check them here. A missing file at a key's default is
  * silent, as in OpenSM; one named explicitly is worth a line. The format of checkconf_report() is documented in
  * ibsmd.conf(5): keep it stable.
  */
@@ -217,10 +219,12 @@ static void check_sm_files(const struct ibsm_conf *c, struct conf_errors *warns)
 	log_capture(NULL, NULL);
 }
 
-void checkconf_run(const struct ibsm_conf *c, struct conf_errors *errs, struct conf_errors *warns)
+void checkconf_run(const struct ibsm_conf *c, struct conf_errors *errs, struct conf_errors *warns,
+		   bool all)
 {
 	conf_warn_unsupported(c, warns);
-	check_routing(c, errs, warns);
+	if (all)
+		check_routing(c, errs, warns);
 	check_guid_file(c, CONF_KEY_root_guid_file, warns);
 	check_guid_file(c, CONF_KEY_cn_guid_file, warns);
 	check_guid_file(c, CONF_KEY_io_guid_file, warns);
@@ -231,34 +235,20 @@ void checkconf_run(const struct ibsm_conf *c, struct conf_errors *errs, struct c
 			       " (its contents are not checked: ibsmd does not read QoS policies yet)",
 			       warns);
 	check_partitions(c, errs);
-	/*
-	 * A start logs what is wrong in these files when the SM reads them;
-	 * here too only when strict_config must refuse on them, else each
-	 * line would come twice (checkconf_report reads them for the report)
-	 */
-	if (c->strict_config)
+	if (all)
 		check_sm_files(c, warns);
 }
 
 int checkconf_report(FILE *out, const char *conf_path, const struct ibsm_conf *c,
 		     const struct conf_errors *errs, const struct conf_errors *warns)
 {
-	struct conf_errors files = {0};
-	size_t i, nwarn;
-	bool refused;
+	size_t i, nwarn = warns->n;
+	bool refused = conf_refuses(c, errs->n, nwarn);
 
-	/* what the SM would log reading its files (checkconf_run did with strict_config) */
-	if (!c->strict_config)
-		check_sm_files(c, &files);
-	nwarn = warns->n + files.n;
-	refused = conf_refuses(c, errs->n, nwarn);
 	for (i = 0; i < errs->n; i++)
 		fprintf(out, "error: %s\n", errs->msg[i]);
 	for (i = 0; i < warns->n; i++)
 		fprintf(out, "warning: %s\n", warns->msg[i]);
-	for (i = 0; i < files.n; i++)
-		fprintf(out, "warning: %s\n", files.msg[i]);
-	conf_errors_free(&files);
 	fprintf(out, "%s: %zu error%s, %zu warning%s: %s\n", conf_path ? conf_path : "(defaults)",
 		errs->n, errs->n == 1 ? "" : "s", nwarn, nwarn == 1 ? "" : "s",
 		!refused ? "ibsmd would start"

@@ -8,6 +8,7 @@
 #ifndef IBSM_CHECKCONF_H
 #define IBSM_CHECKCONF_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 struct ibsm_conf;
@@ -16,15 +17,16 @@ struct conf_errors;
 /*
  * Check c as a start would: every finding is added to errs (stops the
  * start) or warns (logged, the start goes on), each "file:line: message"
- * where the key was set in the file. The files the SM reads later
- * (node_name_map_name, per_module_logging_file, prefix_routes_file,
- * sa_db_file) only with strict_config: a start logs their lines when it
- * reads them, and checkconf_report adds them otherwise.
+ * where the key was set in the file. What the SM checks again when it
+ * starts (the routing engine chain against the plug-ins, and the files it
+ * reads: node_name_map_name, per_module_logging_file, prefix_routes_file,
+ * sa_db_file) only when all is true: for --check-config and strict_config.
  */
-void checkconf_run(const struct ibsm_conf *c, struct conf_errors *errs, struct conf_errors *warns);
+void checkconf_run(const struct ibsm_conf *c, struct conf_errors *errs, struct conf_errors *warns,
+		   bool all);
 /*
  * --check-config's report on out: one line per finding, "error: ..." or
- * "warning: ..." (with those of the SM's files), then one summary line. Returns the exit status: 0 when
+ * "warning: ...", then one summary line. Returns the exit status: 0 when
  * the daemon would start, 1 when it would not.
  */
 int checkconf_report(FILE *out, const char *conf_path, const struct ibsm_conf *c,

@@ -414,7 +414,7 @@ static int daemon_configure(struct daemon *d)
 		conf_load_file(d->conf, d->conf_path, &errs, &d->warns);
 	opts_apply(o, d->conf, &errs);
 	if (!o->create)
-		checkconf_run(d->conf, &errs, &d->warns);
+		checkconf_run(d->conf, &errs, &d->warns, o->check_only || d->conf->strict_config);
 	if (o->check_only) {
 		rc = checkconf_report(stdout, d->conf_path, d->conf, &errs, &d->warns);
 		conf_errors_free(&errs);
