@@ -351,9 +351,9 @@ END_TEST
 /* --- the tables of phases (sweep.h) --- */
 
 static const char *const heavy_names[] = {"discover", "sminfo", "configure", "fdr10", "route",
-					  "program", "pkey", "guid", "mft", "activate", "rekey", NULL};
+					  "program", "pkey", "qos", "guid", "mft", "activate", "rekey", NULL};
 static const char *const region_names[] = {"region", "sminfo", "configure", "fdr10", "route",
-					   "program", "pkey", "guid", "mft", "activate", "rekey", NULL};
+					   "program", "pkey", "qos", "guid", "mft", "activate", "rekey", NULL};
 static const char *const light_names[] = {"light", NULL};
 
 static void check_table(enum sweep_kind kind, const char *const *names)
