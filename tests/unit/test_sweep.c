@@ -376,9 +376,10 @@ START_TEST(t_tables)
 	check_table(SWEEP_LIGHT, light_names);
 	/* one object per phase: the sweeps after discovery share them */
 	ck_assert_ptr_eq(sweep_table(SWEEP_HEAVY)[1], sweep_table(SWEEP_REGION)[1]);
-	ck_assert_ptr_eq(&rekey_phase, sweep_table(SWEEP_HEAVY)[10]);
+	ck_assert_ptr_eq(&rekey_phase, sweep_table(SWEEP_HEAVY)[11]);
 	ck_assert_ptr_eq(&fdr10_phase, sweep_table(SWEEP_HEAVY)[3]);
-	ck_assert_ptr_eq(&guid_phase, sweep_table(SWEEP_HEAVY)[7]);
+	ck_assert_ptr_eq(&qos_tables_phase, sweep_table(SWEEP_HEAVY)[7]);
+	ck_assert_ptr_eq(&guid_phase, sweep_table(SWEEP_HEAVY)[8]);
 }
 END_TEST
 

@@ -1,0 +1,261 @@
+/*
+ * test_qos_tables.c: lib/sweep/qos_tables.c and the VLHighLimit of
+ * lib/sweep/ports.c over the fake fabric: which tables a sweep with `qos
+ * TRUE` writes (every up switch output port for every input port, CA
+ * ports per port, VLArb blocks as the caps allow, VLs masked by each
+ * port's OperationalVLs), nothing with QoS off, nothing again when the
+ * ports hold the tables, everything again for a port that came back and
+ * after a reload that changed a QoS key, a port that refuses reported
+ * while the sweep goes on, and the optimized SL2VL Sets.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check_main.h"
+#include "conf/conf.h"
+#include "core/events.h"
+#include "core/log.h"
+#include "policy/qos_conf.h"
+#include "policy/qos_held.h"
+#include "simenv.h"
+
+/* fakefab_small_net: h1-h6 are nodes 0-5, leaf1-3 6-8, spine1-2 9-10 */
+enum { H1 = 0, H6 = 5, LEAF1 = 6, SPINE1 = 9, NNODES = 11 };
+
+#define CA_SL2VL  "1,1,2,2,3,3,4,4,5,5,6,6,7,7,0,15"
+#define SWE_SL2VL "7,6,5,4,3,2,1,0,7,6,5,4,3,2,1,0"
+
+static struct ibsm_conf *qos_conf(const struct simenv *e, bool on)
+{
+	struct ibsm_conf *c = simenv_conf(e->dir);
+	char err[256];
+
+	ck_assert(conf_set(c, "qos", on ? "TRUE" : "FALSE", CONF_FROM_SET, 0, err, 256) == 0);
+	ck_assert(conf_set(c, "qos_ca_sl2vl", CA_SL2VL, CONF_FROM_SET, 0, err, 256) == 0);
+	ck_assert(conf_set(c, "qos_swe_sl2vl", SWE_SL2VL, CONF_FROM_SET, 0, err, 256) == 0);
+	ck_assert(conf_set(c, "qos_ca_vlarb_low", "0:10,1:20,2:30,3:40,4:50", CONF_FROM_SET, 0,
+			   err, 256) == 0);
+	ck_assert(conf_set(c, "qos_high_limit", "6", CONF_FROM_SET, 0, err, 256) == 0);
+	ck_assert(conf_set(c, "qos_swe_high_limit", "11", CONF_FROM_SET, 0, err, 256) == 0);
+	return c;
+}
+
+/* the fake fabric with IsSLMappingSupported on every switch, then an SM with QoS on (and
+ * use_optimized_slvl) */
+static void start(struct simenv *e, bool on, bool opt)
+{
+	struct ibsm_conf *c;
+	char err[256];
+	int n;
+
+	log_set_level(IBSM_LOG_ERROR);
+	simenv_base(e, 0);
+	c = qos_conf(e, on);
+	ck_assert(conf_set(c, "use_optimized_slvl", opt ? "TRUE" : "FALSE", CONF_FROM_SET, 0, err,
+			   256) == 0);
+	simenv_fabric(e, fakefab_small_net, strlen(fakefab_small_net));
+	for (n = LEAF1; n < NNODES; n++) {
+		fakefab_portinfo(e->ff, n, 0)->cap_mask |= 1u << 6;
+		fakefab_switchinfo(e->ff, n)->opt_sl2vl = opt;
+	}
+	simenv_sm(e, c);
+	simenv_run_heavy(e, 1);
+	ck_assert_msg(e->last.ok, "%s", e->last.reason);
+}
+
+/* the SL2VL table of sl2vl (16 VLs) as a port operating op_vls holds it */
+static void expect_sl2vl(const uint8_t *got, const char *sl2vl, unsigned op_vls, const char *what)
+{
+	uint8_t want[64], table[16];
+
+	qos_parse_sl2vl(sl2vl, table);
+	qos_sl2vl_wire(table, op_vls, want);
+	ck_assert_msg(!memcmp(got, want, 8), "%s: %02x%02x%02x%02x%02x%02x%02x%02x", what, got[0],
+		      got[1], got[2], got[3], got[4], got[5], got[6], got[7]);
+}
+
+static bool has_event(const struct simenv *e, const char *type, const char *text)
+{
+	const struct ibsm_event *ev;
+	size_t i;
+
+	for (i = 0; (ev = events_recent(&e->sm->events, i)); i++)
+		if (!strcmp(ev->type, type) && strstr(ev->text, text))
+			return true;
+	return false;
+}
+
+/* QoS off: no table, no VLHighLimit change */
+START_TEST(t_off)
+{
+	struct simenv e;
+
+	start(&e, false, false);
+	ck_assert_uint_eq(fakefab_counts(e.ff)->sl2vl_sets, 0);
+	ck_assert_uint_eq(fakefab_counts(e.ff)->vlarb_sets, 0);
+	ck_assert_uint_eq(fakefab_portinfo(e.ff, H1, 1)->vl_high_limit, 0);
+	simenv_fini(&e);
+}
+END_TEST
+
+/* what one sweep writes */
+START_TEST(t_tables)
+{
+	const struct fakefab_counts *cnt;
+	struct simenv e;
+	const uint8_t *b;
+	int in, out;
+
+	start(&e, true, false);
+	cnt = fakefab_counts(e.ff);
+	/* a CA port: its class's table, masked for VL0-3 (CA VLCap 3) */
+	ck_assert_int_eq(fakefab_op_vls(e.ff, H1, 1), 3);
+	expect_sl2vl(fakefab_sl2vl(e.ff, H1, 0, 1), CA_SL2VL, 3, "h1");
+	b = fakefab_vlarb(e.ff, H1, 1, 1);
+	ck_assert(b[0] == 0 && b[1] == 10 && b[2 * 4] == 0 && b[2 * 4 + 1] == 50); /* VL4 -> 0 */
+	b = fakefab_vlarb(e.ff, H1, 1, 3); /* default high table: 0:4 */
+	ck_assert(b[0] == 0 && b[1] == 4);
+	/* leaf1: every input port of its up output ports, masked by the output port's VLs */
+	for (out = 1; out <= 8; out++) {
+		bool up = fakefab_port_state(e.ff, LEAF1, out) != IBSM_PORT_DOWN;
+
+		for (in = 0; in <= 8; in++) {
+			char what[32];
+
+			snprintf(what, sizeof(what), "leaf1 %d->%d", in, out);
+			if (up)
+				expect_sl2vl(fakefab_sl2vl(e.ff, LEAF1, in, out), SWE_SL2VL,
+					     (unsigned)fakefab_op_vls(e.ff, LEAF1, out), what);
+			else
+				ck_assert_msg(!fakefab_sl2vl(e.ff, LEAF1, in, out)[0], "%s", what);
+		}
+		ck_assert_uint_eq(fakefab_vlarb(e.ff, LEAF1, out, 3)[1], up ? 4 : 0);
+	}
+	/* a base port 0 gets nothing */
+	ck_assert(!fakefab_vlarb(e.ff, LEAF1, 0, 1)[1]);
+	/* VLHighLimit in the PortInfo Sets: the class's, else the general one */
+	ck_assert_uint_eq(fakefab_portinfo(e.ff, H1, 1)->vl_high_limit, 6);
+	ck_assert_uint_eq(fakefab_portinfo(e.ff, LEAF1, 5)->vl_high_limit, 11);
+	ck_assert_uint_gt(cnt->sl2vl_sets, 0);
+	ck_assert_uint_eq(cnt->opt_sl2vl_sets, 0);
+	ck_assert_uint_eq(qos_held_stats(e.sm->qos_held)->sl2vl_sets, cnt->sl2vl_sets);
+	ck_assert_uint_eq(qos_held_stats(e.sm->qos_held)->vlarb_sets, cnt->vlarb_sets);
+	ck_assert_uint_eq(qos_held_refused(e.sm->qos_held), 0);
+	simenv_fini(&e);
+}
+END_TEST
+
+/* only what differs: nothing on the next sweep; a port back up gets its tables again */
+START_TEST(t_diff_only)
+{
+	struct simenv e;
+	uint64_t s, v;
+
+	start(&e, true, false);
+	fakefab_reset_counts(e.ff);
+	simenv_sweep_to(&e, 2);
+	ck_assert_uint_eq(fakefab_counts(e.ff)->sl2vl_sets, 0);
+	ck_assert_uint_eq(fakefab_counts(e.ff)->vlarb_sets, 0);
+	/* h6 port 2 (leaf1 port 3) goes down and comes back: both ends' tables again */
+	fakefab_unlink(e.ff, H6, 2, true);
+	simenv_sweep_to(&e, 3);
+	fakefab_reset_counts(e.ff);
+	fakefab_relink(e.ff, H6, 2);
+	sm_request_sweep(e.sm, true, "test");
+	simenv_run_heavy(&e, 4);
+	s = fakefab_counts(e.ff)->sl2vl_sets;
+	v = fakefab_counts(e.ff)->vlarb_sets;
+	/* h6:2 (one SL2VL, blocks 1 and 3), leaf1:3 (9 input ports, blocks 1 and 3) */
+	ck_assert_uint_eq(s, 1 + 9);
+	ck_assert_uint_eq(v, 2 + 2);
+	expect_sl2vl(fakefab_sl2vl(e.ff, H6, 0, 2), CA_SL2VL, 3, "h6:2");
+	simenv_fini(&e);
+}
+END_TEST
+
+/* a port that refuses: an event, counted, the sweep goes on, resent next sweep */
+START_TEST(t_refused)
+{
+	struct simenv e;
+
+	log_set_level(IBSM_LOG_ERROR);
+	simenv_base(&e, 0);
+	simenv_fabric(&e, fakefab_small_net, strlen(fakefab_small_net));
+	fakefab_refuse_qos(e.ff, H6, 1, true);
+	simenv_sm(&e, qos_conf(&e, true));
+	simenv_run_heavy(&e, 1);
+	ck_assert(e.sm->subnet_up);
+	ck_assert(has_event(&e, "qos_refused", "sl2vl table set refused"));
+	ck_assert(has_event(&e, "qos_refused", "vl arbitration table set refused"));
+	ck_assert_uint_eq(qos_held_refused(e.sm->qos_held), 1);
+	/* other ports got theirs */
+	expect_sl2vl(fakefab_sl2vl(e.ff, H1, 0, 1), CA_SL2VL, 3, "h1");
+	fakefab_refuse_qos(e.ff, H6, 1, false);
+	fakefab_reset_counts(e.ff);
+	simenv_sweep_to(&e, 2);
+	ck_assert_uint_eq(fakefab_counts(e.ff)->sl2vl_sets, 1);
+	ck_assert_uint_eq(fakefab_counts(e.ff)->vlarb_sets, 2);
+	ck_assert_uint_eq(qos_held_refused(e.sm->qos_held), 0);
+	expect_sl2vl(fakefab_sl2vl(e.ff, H6, 0, 1), CA_SL2VL, 3, "h6");
+	simenv_fini(&e);
+}
+END_TEST
+
+/* a reload that changes a QoS key sends everything again, with the new tables */
+START_TEST(t_reload)
+{
+	struct ibsm_conf *c;
+	struct simenv e;
+	uint64_t first;
+	char err[256];
+
+	start(&e, true, false);
+	first = fakefab_counts(e.ff)->sl2vl_sets;
+	fakefab_reset_counts(e.ff);
+	c = qos_conf(&e, true);
+	ck_assert(conf_set(c, "qos_ca_sl2vl", SWE_SL2VL, CONF_FROM_SET, 0, err, 256) == 0);
+	sm_apply_conf(e.sm, c);
+	simenv_run_heavy(&e, 2);
+	ck_assert_uint_eq(fakefab_counts(e.ff)->sl2vl_sets, first);
+	expect_sl2vl(fakefab_sl2vl(e.ff, H1, 0, 1), SWE_SL2VL, 3, "h1");
+	/* a reload that changes no QoS key: nothing */
+	fakefab_reset_counts(e.ff);
+	c = qos_conf(&e, true);
+	ck_assert(conf_set(c, "qos_ca_sl2vl", SWE_SL2VL, CONF_FROM_SET, 0, err, 256) == 0);
+	ck_assert(conf_set(c, "sweep_interval", "7", CONF_FROM_SET, 0, err, 256) == 0);
+	sm_apply_conf(e.sm, c);
+	simenv_run_heavy(&e, 3);
+	ck_assert_uint_eq(fakefab_counts(e.ff)->sl2vl_sets, 0);
+	simenv_fini(&e);
+}
+END_TEST
+
+/* use_optimized_slvl on switches that offer it: one Set for all pairs, then per port */
+START_TEST(t_optimized)
+{
+	struct simenv e;
+	int in;
+
+	start(&e, true, true);
+	ck_assert_uint_gt(fakefab_counts(e.ff)->opt_sl2vl_sets, 0);
+	/* only the CA ports got pair-wise Sets */
+	ck_assert_uint_eq(fakefab_counts(e.ff)->sl2vl_sets, 7);
+	for (in = 0; in <= 8; in++) {
+		/* leaf1: CA ports (VL0-3) and switch ports (VL0-7) operate different VLs */
+		expect_sl2vl(fakefab_sl2vl(e.ff, LEAF1, in, 1), SWE_SL2VL, 3, "leaf1 ->1");
+		expect_sl2vl(fakefab_sl2vl(e.ff, LEAF1, in, 5), SWE_SL2VL, 4, "leaf1 ->5");
+		expect_sl2vl(fakefab_sl2vl(e.ff, SPINE1, in, 1), SWE_SL2VL, 4, "spine1 ->1");
+	}
+	fakefab_reset_counts(e.ff);
+	simenv_sweep_to(&e, 2);
+	ck_assert_uint_eq(fakefab_counts(e.ff)->opt_sl2vl_sets, 0);
+	ck_assert_uint_eq(fakefab_counts(e.ff)->sl2vl_sets, 0);
+	simenv_fini(&e);
+}
+END_TEST
+
+CHECK_MAIN_TESTS("qos_tables", 60, t_off, t_tables, t_diff_only, t_refused, t_reload,
+		 t_optimized)
