@@ -19,7 +19,9 @@
 #include "core/events.h"
 #include "core/log.h"
 #include "policy/qos_conf.h"
+#include "mad/sa_wire.h"
 #include "policy/qos_held.h"
+#include "saclient.h"
 #include "simenv.h"
 
 /* fakefab_small_net: h1-h6 are nodes 0-5, leaf1-3 6-8, spine1-2 9-10 */
@@ -257,5 +259,111 @@ START_TEST(t_optimized)
 }
 END_TEST
 
+/* an SA GetTable (Get: get) of attr from h1 with mask and rec; the answer in a */
+static void sa_q(struct simenv *e, bool get, uint16_t attr, uint64_t mask, const uint8_t *rec,
+		 struct sa_answer *a)
+{
+	const struct sa_record_desc *d = sa_record_desc(attr);
+
+	sa_call(e, fakefab_port_lid(e->ff, H1, 1), get ? IBSM_METHOD_GET : IBSM_METHOD_GET_TABLE,
+		attr, 0, mask, rec, rec ? d->size : 0, a);
+	if (get && a->status == 0)
+		a->stride = d->size;
+}
+
+/* SLtoVLMappingTableRecord and VLArbitrationTableRecord: what was programmed */
+START_TEST(t_sa_records)
+{
+	const struct sa_record_desc *sd = sa_record_desc(IBSM_SA_ATTR_SL2VL_RECORD);
+	const struct sa_record_desc *vd = sa_record_desc(IBSM_SA_ATTR_VLARB_RECORD);
+	uint8_t rec[IBSM_SA_DATA_SIZE] = {0};
+	uint16_t leaf1_lid, h1_lid;
+	struct sa_answer a;
+	struct simenv e;
+	size_t want = 7; /* the CA ports */
+	int n, out;
+
+	start(&e, true, false);
+	for (n = LEAF1; n < NNODES; n++)
+		for (out = 1; out <= 8; out++)
+			if (fakefab_port_state(e.ff, n, out) != IBSM_PORT_DOWN)
+				want += 9;
+	sa_q(&e, false, IBSM_SA_ATTR_SL2VL_RECORD, 0, NULL, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(a.n, want);
+	sa_answer_free(&a);
+
+	/* an end port: in and out 0, whatever the request says of them (as OpenSM) */
+	h1_lid = fakefab_port_lid(e.ff, H1, 1);
+	sa_set(sd, rec, IBSM_SL2VL_LID, h1_lid);
+	sa_set(sd, rec, IBSM_SL2VL_OUT_PORT, 3);
+	sa_q(&e, true, IBSM_SA_ATTR_SL2VL_RECORD,
+	     IBSM_SA_COMP(IBSM_SL2VL_LID) | IBSM_SA_COMP(IBSM_SL2VL_OUT_PORT), rec, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(sa_get(sd, sa_answer_rec(&a, 0), IBSM_SL2VL_OUT_PORT), 0);
+	ck_assert(!memcmp(sa_answer_rec(&a, 0) + sd->fields[IBSM_SL2VL_TABLE].bit_off / 8,
+			  fakefab_sl2vl(e.ff, H1, 0, 1), 8));
+	sa_answer_free(&a);
+
+	/* a switch: its LID, one output and one input port */
+	leaf1_lid = fakefab_port_lid(e.ff, LEAF1, 0);
+	memset(rec, 0, sizeof(rec));
+	sa_set(sd, rec, IBSM_SL2VL_LID, leaf1_lid);
+	sa_set(sd, rec, IBSM_SL2VL_OUT_PORT, 5);
+	sa_q(&e, false, IBSM_SA_ATTR_SL2VL_RECORD,
+	     IBSM_SA_COMP(IBSM_SL2VL_LID) | IBSM_SA_COMP(IBSM_SL2VL_OUT_PORT), rec, &a);
+	ck_assert_uint_eq(a.n, 9);
+	sa_answer_free(&a);
+	sa_set(sd, rec, IBSM_SL2VL_IN_PORT, 2);
+	sa_q(&e, true, IBSM_SA_ATTR_SL2VL_RECORD,
+	     IBSM_SA_COMP(IBSM_SL2VL_LID) | IBSM_SA_COMP(IBSM_SL2VL_OUT_PORT) |
+		     IBSM_SA_COMP(IBSM_SL2VL_IN_PORT),
+	     rec, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_eq(sa_get(sd, sa_answer_rec(&a, 0), IBSM_SL2VL_IN_PORT), 2);
+	ck_assert(!memcmp(sa_answer_rec(&a, 0) + sd->fields[IBSM_SL2VL_TABLE].bit_off / 8,
+			  fakefab_sl2vl(e.ff, LEAF1, 2, 5), 8));
+	sa_answer_free(&a);
+	/* a down output port: nothing known, no record */
+	sa_set(sd, rec, IBSM_SL2VL_OUT_PORT, 4);
+	sa_q(&e, true, IBSM_SA_ATTR_SL2VL_RECORD,
+	     IBSM_SA_COMP(IBSM_SL2VL_LID) | IBSM_SA_COMP(IBSM_SL2VL_OUT_PORT), rec, &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_NO_RECORDS);
+	sa_answer_free(&a);
+
+	/* VLArb: an end port's blocks 1 and 3 (caps of 8) with its port number */
+	memset(rec, 0, sizeof(rec));
+	sa_set(vd, rec, IBSM_VLA_LID, h1_lid);
+	sa_set(vd, rec, IBSM_VLA_OUT_PORT, 7);
+	sa_q(&e, false, IBSM_SA_ATTR_VLARB_RECORD,
+	     IBSM_SA_COMP(IBSM_VLA_LID) | IBSM_SA_COMP(IBSM_VLA_OUT_PORT), rec, &a);
+	ck_assert_uint_eq(a.n, 2);
+	ck_assert_uint_eq(sa_get(vd, sa_answer_rec(&a, 0), IBSM_VLA_OUT_PORT), 1);
+	ck_assert_uint_eq(sa_get(vd, sa_answer_rec(&a, 1), IBSM_VLA_BLOCK), 3);
+	ck_assert(!memcmp(sa_answer_rec(&a, 0) + vd->fields[IBSM_VLA_TABLE].bit_off / 8,
+			  fakefab_vlarb(e.ff, H1, 1, 1), 64));
+	sa_answer_free(&a);
+	memset(rec, 0, sizeof(rec));
+	sa_set(vd, rec, IBSM_VLA_LID, leaf1_lid);
+	sa_set(vd, rec, IBSM_VLA_OUT_PORT, 5);
+	sa_set(vd, rec, IBSM_VLA_BLOCK, 3);
+	sa_q(&e, true, IBSM_SA_ATTR_VLARB_RECORD,
+	     IBSM_SA_COMP(IBSM_VLA_LID) | IBSM_SA_COMP(IBSM_VLA_OUT_PORT) |
+		     IBSM_SA_COMP(IBSM_VLA_BLOCK),
+	     rec, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert(!memcmp(sa_answer_rec(&a, 0) + vd->fields[IBSM_VLA_TABLE].bit_off / 8,
+			  fakefab_vlarb(e.ff, LEAF1, 5, 3), 64));
+	sa_answer_free(&a);
+	/* block 2: the caps (8) give none */
+	sa_set(vd, rec, IBSM_VLA_BLOCK, 2);
+	sa_q(&e, true, IBSM_SA_ATTR_VLARB_RECORD,
+	     IBSM_SA_COMP(IBSM_VLA_LID) | IBSM_SA_COMP(IBSM_VLA_BLOCK), rec, &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_NO_RECORDS);
+	sa_answer_free(&a);
+	simenv_fini(&e);
+}
+END_TEST
+
 CHECK_MAIN_TESTS("qos_tables", 60, t_off, t_tables, t_diff_only, t_refused, t_reload,
-		 t_optimized)
+		 t_optimized, t_sa_records)
