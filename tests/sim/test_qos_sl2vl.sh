@@ -1,11 +1,22 @@
 #!/bin/bash
 # QoS tables, ibsmd against OpenSM 3.3.23: one opensm.conf with `qos TRUE` and the QoS keys (the
 # general qos_* ones, then per-class variants _ca, _sw0, _swe, _rtr, then junk values OpenSM
-# reads its own way), the same fresh ibsim fabric brought up once by `opensm -o` and once by
-# `ibsmd -o`, and every port's SL2VL table (every input port of every switch output port), both
-# VL arbitration tables and PortInfo VLHighLimit/OperationalVLs read back with smpquery after
-# each: the two readings must be equal. max_op_vls 3 makes both SMs mask the tables' VLs by the
-# ports' OperationalVLs. A last run with QoS off checks that ibsmd sends no QoS table at all.
+# reads its own way, then OpenSM's defaults), the same fresh ibsim fabric brought up once by
+# OpenSM and once by ibsmd, and every port's SL2VL table (every input port of every switch
+# output port), both VL arbitration tables and the PortInfo VL fields read back with smpquery
+# after each: the two readings must be equal. S1 has an enhanced port 0 (its own class, sw0),
+# S2 a base port 0 (no tables); switch ports without a cable get no tables from either SM.
+#
+# ibsim keeps no VLHighLimit (it answers 0 whatever was set): tests/unit/test_qos_tables.c
+# checks it on the fake fabric.
+#
+# The "masked" case sets max_op_vls 3, so both SMs mask the tables' VLs by ports operating
+# VL0-3. There OpenSM is read after its second heavy sweep (a SIGHUP starts one): its first
+# writes the tables of switch ports before it lowers their OperationalVLs (osm_qos_setup runs
+# before the link manager's Sets), masked for the VLs they operated when discovered, and only
+# its next heavy sweep writes them masked for VL0-3, the tables ibsmd writes at once (its qos
+# phase runs after the configure phase). The last
+# case, QoS off, checks that ibsmd sends no QoS table at all (the tables stay ibsim's).
 . "$(dirname "$0")/lib.sh"
 sim_init
 command -v opensm >/dev/null || t_skip "opensm not installed"
@@ -76,16 +87,31 @@ read_one() {
 		>>"$out.tmp"
 }
 
-# bring_up NAME WHICH CONF: fresh ibsim, WHICH (opensm|ibsmd) -o with CONF, the ports read
+# bring_up NAME WHICH CONF [resweep]: fresh ibsim, WHICH (opensm|ibsmd) -o with CONF, the ports
+# read into $T/NAME.txt; resweep: OpenSM as a daemon, read after the heavy sweep a SIGHUP starts
 bring_up() {
-	local name=$1 which=$2 conf=$3
+	local name=$1 which=$2 conf=$3 mode=${4:-once} i
 	sim_stop
 	sim_clear_cache
 	sim_start "$NET"
 	printf 'force_log_flush TRUE\n%s\n' "$conf" >"$T/osm.conf"
-	SM=$which sm_once -F "$T/osm.conf"
-	[ "$SM_RC" = 0 ] || t_fail "$which -o exit $SM_RC (log $SM_LOG)"
-	read_all "$T/$name.txt"
+	if [ "$mode" = resweep ] && [ "$which" = opensm ]; then
+		SM=opensm sm_start
+		SM=opensm sm_wait_up
+		kill -HUP "$SM_PID"
+		# every heavy sweep ends with a SUBNET UP line: the second is the SIGHUP's
+		for ((i = 0; i < 200; i++)); do
+			[ "$(grep -c 'SUBNET UP' "$SM_LOG")" -ge 2 ] && break
+			sleep 0.1
+		done
+		[ $i = 200 ] && t_fail "opensm: no heavy sweep after SIGHUP (log $SM_LOG)"
+		read_all "$T/$name.txt"
+		SM=opensm sm_stop
+	else
+		SM=$which sm_once -F "$T/osm.conf"
+		[ "$SM_RC" = 0 ] || t_fail "$which -o exit $SM_RC (log $SM_LOG)"
+		read_all "$T/$name.txt"
+	fi
 	t_info "$which: $(wc -l <"$T/$name.txt") lines read back"
 }
 
@@ -99,9 +125,9 @@ $(grep '^[-+][^-+]' "$T/diff-$what.txt" | head -40)"
 }
 
 run_case() {
-	local what=$1 conf=$2
+	local what=$1 conf=$2 mode=${3:-once}
 	t_step "$what: OpenSM, then ibsmd"
-	bring_up "osm-$what" opensm "$conf"
+	bring_up "osm-$what" opensm "$conf" "$mode"
 	[ -n "${QOS_KEEP:-}" ] && cp "$T/osm-$what.txt" "$QOS_KEEP/osm-$what.txt"
 	[ "$SM" = opensm ] && return 0
 	bring_up "ibsmd-$what" ibsmd "$conf"
@@ -138,4 +164,25 @@ qos_high_limit 300
 run_case defaults '
 qos TRUE
 '
+run_case masked '
+qos TRUE
+max_op_vls 3
+qos_sl2vl 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+qos_vlarb_low 0:1,1:2,2:3,3:4,4:5,5:6,6:7,7:8
+qos_vlarb_high 4:9,5:10,6:11,7:12
+' resweep
+# VL 15 stays 15, VL 5 -> 1 on a port operating VL0-3
+grep -q '^sl2vl 0,1 1 ports: in 0, out 1: | 0| 1| 2| 3| 0| 1| 2| 3| 0| 1| 2| 3| 0| 1| 2|15|$' \
+	"$T/ibsmd-masked.txt" || t_fail "masked: leaf table not masked for VL0-3"
+
+if [ "$SM" = ibsmd ]; then
+	t_step "QoS off: ibsmd leaves the tables as ibsim holds them"
+	bring_up ibsmd-off ibsmd 'qos FALSE'
+	sim_stop
+	sim_clear_cache
+	sim_start "$NET"
+	read_all "$T/fresh.txt"
+	diff -u "$T/fresh.txt" "$T/ibsmd-off.txt" >"$T/diff-off.txt" ||
+		t_fail "QoS off: ibsmd changed tables: $(grep '^[-+][^-+]' "$T/diff-off.txt" | head)"
+fi
 t_info "ok"
