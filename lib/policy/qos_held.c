@@ -71,6 +71,8 @@ void qos_held_forget_all(struct qos_held *h)
 		for (i = 0; i <= n->nports; i++)
 			port_forget(&n->ports[i], n->nports);
 	}
+	/* new tables may be masked otherwise: say so again */
+	memset(h->stats.masked_logged, 0, sizeof(h->stats.masked_logged));
 }
 
 struct qos_held_port *qos_held_port(struct qos_held *h, uint64_t guid, unsigned nports,

@@ -109,6 +109,33 @@ static void qos_send(struct sweep *sw, struct qos_pass *ps, const struct ibsm_po
 	sweep_send_set(sw, node_is_switch(n) ? &n->path : p->path, attr, mod, data, &q);
 }
 
+/*
+ * A table naming VLs the port does not operate is masked, as OpenSM masks
+ * it; said once per class and OperationalVLs (again after a reload).
+ */
+static void qos_note_masked(struct sweep *sw, const struct qos_class_conf *cc,
+			    const struct qos_pass *ps, const struct ibsm_port *p)
+{
+	struct qos_held_stats *st = qos_held_stats(sw->sm->qos_held);
+	unsigned cls = (unsigned)(cc - ps->qc.cls), op = p->pi.op_vls & 7, mask, i;
+	bool over = false;
+	char name[128];
+
+	if (cls >= QOS_NCLASSES || (st->masked_logged[cls] & (1u << op)))
+		return;
+	mask = qos_vl_mask(op);
+	for (i = 0; i < 16; i++)
+		over |= cc->sl2vl[i] != 15 && (cc->sl2vl[i] & ~mask);
+	for (i = 0; i < QOS_VLARB_ENTRIES; i++)
+		over |= (cc->vlarb_low[i].vl & ~mask) || (cc->vlarb_high[i].vl & ~mask);
+	if (!over)
+		return;
+	st->masked_logged[cls] |= (uint8_t)(1u << op);
+	log_info("qos: %s tables name VLs above VL%u, the highest %s operates: masked to VL0-%u "
+		 "as OpenSM does (said once per class and OperationalVLs)",
+		 qos_class_name((enum qos_class)cls), mask, port_name(p, name, sizeof(name)), mask);
+}
+
 /* VLArb block of port p with class cc: true when a Set went out */
 static bool vlarb_block(struct sweep *sw, struct qos_pass *ps, const struct ibsm_port *p,
 			unsigned mod_port, const struct qos_class_conf *cc, unsigned block)
@@ -121,6 +148,7 @@ static bool vlarb_block(struct sweep *sw, struct qos_pass *ps, const struct ibsm
 	if (!qos_vlarb_wire(cc, block, p->pi.vl_arb_low_cap, p->pi.vl_arb_high_cap,
 			    p->pi.op_vls, wire, &len))
 		return false;
+	qos_note_masked(sw, cc, ps, p);
 	if ((hp->vlarb_known & (1u << (block - 1))) && !memcmp(hp->vlarb[block - 1], wire, 2 * len))
 		return false;
 	qos_send(sw, ps, p, QOS_VLARB, IBSM_ATTR_VL_ARB_TABLE, block << 16 | mod_port, wire, 0);
@@ -136,6 +164,7 @@ static bool sl2vl_pair(struct sweep *sw, struct qos_pass *ps, const struct ibsm_
 	uint8_t wire[64] = {0};
 
 	qos_sl2vl_wire(cc->sl2vl, p->pi.op_vls, wire);
+	qos_note_masked(sw, cc, ps, p);
 	if (hp->sl2vl_known[in] && !memcmp(hp->sl2vl + 8 * in, wire, QOS_SL2VL_BYTES))
 		return false;
 	qos_send(sw, ps, p, k, IBSM_ATTR_SL2VL_TABLE, mod, wire, in);
@@ -403,6 +432,7 @@ static void qos_learn(struct ibsm_sm *sm, const struct ibsm_node *n, const struc
 		hp = qos_held_port(sm->qos_held, n->guid, n->nports, q->port);
 		memcpy(hp->vlarb[(q->block - 1) & 3], data, 64);
 		hp->vlarb_known |= (uint8_t)(1u << ((q->block - 1) & 3));
+		hp->refused = false;
 		return;
 	}
 	for (out = 0; out <= n->nports; out++) {

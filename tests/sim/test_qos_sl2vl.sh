@@ -176,6 +176,49 @@ grep -q '^sl2vl 0,1 1 ports: in 0, out 1: | 0| 1| 2| 3| 0| 1| 2| 3| 0| 1| 2| 3| 
 	"$T/ibsmd-masked.txt" || t_fail "masked: leaf table not masked for VL0-3"
 
 if [ "$SM" = ibsmd ]; then
+	t_step "the daemon: ibsmctl qos, and a SIGHUP that changes a QoS key"
+	sim_stop
+	sim_clear_cache
+	sim_start "$NET"
+	printf 'qos TRUE\nqos_ca_sl2vl 1,1,1,1,2,2,2,2,3,3,3,3,4,4,4,4\n' >"$T/osm.conf"
+	sm_start -F "$T/osm.conf"
+	sm_wait_up
+	sm_ctl --json qos >"$T/qos.json" || t_fail "ibsmctl qos failed"
+	"$PYTHON" - "$T/qos.json" <<'PYEOF' || t_fail "qos view: $(cat "$T/qos.json")"
+import json, sys
+v = json.load(open(sys.argv[1]))["result"]
+ca = [c for c in v["classes"] if c["class"] == "ca"][0]
+assert v["enabled"] is True and v["policy"] is None, v
+assert ca["sl2vl"] == "1,1,1,1,2,2,2,2,3,3,3,3,4,4,4,4", ca
+assert v["differ_count"] == 0 and v["refused_count"] == 0, v
+assert v["smps"]["sl2vl_sets"] > 0 and v["smps"]["vlarb_sets"] > 0, v
+PYEOF
+	sm_ctl qos >"$T/qos.txt" || t_fail "ibsmctl qos (text) failed"
+	grep -q '^QoS yes' "$T/qos.txt" || t_fail "ibsmctl qos: $(head -3 "$T/qos.txt")"
+	grep -q '1,1,1,1,2,2,2,2,3,3,3,3,4,4,4,4' "$T/qos.txt" || t_fail "ibsmctl qos: no CA table"
+	sent=$("$PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))["result"]["smps"]["sl2vl_sets"])' "$T/qos.json")
+	printf 'qos TRUE\nqos_ca_sl2vl 5,5,5,5,6,6,6,6,7,7,7,7,0,0,0,0\n' >"$T/osm.conf"
+	kill -HUP "$SM_PID"
+	for ((i = 0; i < 100; i++)); do
+		sim_client smpquery -D sl2vl 0 1 >"$T/h1.sl2vl" 2>&1 &&
+			grep -q '| 5| 5| 5| 5| 6| 6| 6| 6| 7| 7| 7| 7| 0| 0| 0| 0|' "$T/h1.sl2vl" && break
+		sleep 0.2
+	done
+	[ $i = 100 ] && t_fail "SIGHUP: H1's SL2VL not reprogrammed: $(cat "$T/h1.sl2vl")"
+	# the sweep may still be writing the switches' tables: ask until they are all in
+	for ((i = 0; i < 50; i++)); do
+		sm_ctl --json qos >"$T/qos2.json" || t_fail "ibsmctl qos failed"
+		"$PYTHON" - "$T/qos2.json" "$sent" <<'PYEOF' && break
+import json, sys
+v = json.load(open(sys.argv[1]))["result"]
+# a changed QoS key sends every table again, not only the CA ones that changed
+sys.exit(not (v["smps"]["sl2vl_sets"] >= 2 * int(sys.argv[2]) and v["differ_count"] == 0))
+PYEOF
+		sleep 0.2
+	done
+	[ $i = 50 ] && t_fail "after SIGHUP, not every table sent again: $(cat "$T/qos2.json")"
+	sm_stop
+
 	t_step "QoS off: ibsmd leaves the tables as ibsim holds them"
 	bring_up ibsmd-off ibsmd 'qos FALSE'
 	sim_stop

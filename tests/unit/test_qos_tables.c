@@ -21,6 +21,7 @@
 #include "policy/qos_conf.h"
 #include "mad/sa_wire.h"
 #include "policy/qos_held.h"
+#include "report/status.h"
 #include "saclient.h"
 #include "simenv.h"
 
@@ -365,5 +366,59 @@ START_TEST(t_sa_records)
 }
 END_TEST
 
+/* the qos status view: classes, ports that differ from the configuration or refused */
+START_TEST(t_view)
+{
+	struct ibsm_conf *c;
+	struct simenv e;
+	char err[256];
+	json_t *v, *cls;
+
+	log_set_level(IBSM_LOG_ERROR);
+	simenv_base(&e, 0);
+	simenv_fabric(&e, fakefab_small_net, strlen(fakefab_small_net));
+	fakefab_refuse_qos(e.ff, H6, 1, true);
+	simenv_sm(&e, qos_conf(&e, true));
+	simenv_run_heavy(&e, 1);
+	v = status_qos(e.sm);
+	ck_assert(json_is_true(json_object_get(v, "enabled")));
+	ck_assert(json_is_null(json_object_get(v, "policy")));
+	cls = json_array_get(json_object_get(v, "classes"), QOS_CLASS_CA);
+	ck_assert_str_eq(json_string_value(json_object_get(cls, "class")), "ca");
+	ck_assert_str_eq(json_string_value(json_object_get(cls, "sl2vl")), CA_SL2VL);
+	ck_assert_str_eq(json_string_value(json_object_get(cls, "vlarb_low")),
+			 "0:10,1:20,2:30,3:40,4:50");
+	ck_assert_int_eq(json_integer_value(json_object_get(cls, "high_limit")), 6);
+	ck_assert_int_eq(json_integer_value(json_object_get(v, "differ_count")), 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(v, "refused_count")), 1);
+	ck_assert(strstr(json_string_value(json_object_get(
+				 json_array_get(json_object_get(v, "refused"), 0), "port")),
+			 "h6"));
+	ck_assert_int_gt(json_integer_value(json_object_get(json_object_get(v, "smps"), "sl2vl_sets")), 0);
+	json_decref(v);
+	/* a port that answered a Set with another table than the one sent (as a device that
+	 * does not keep it) differs */
+	qos_held_port(e.sm->qos_held, fakefab_node_guid(e.ff, H1), 1, 1)->sl2vl[0] ^= 0x10;
+	v = status_qos(e.sm);
+	ck_assert_int_eq(json_integer_value(json_object_get(v, "differ_count")), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(
+				 json_array_get(json_object_get(v, "differ"), 0), "what")),
+			 "sl2vl from port 0");
+	json_decref(v);
+	/* a reload that changes a QoS key forgets what ports hold until the next sweep */
+	c = qos_conf(&e, true);
+	ck_assert(conf_set(c, "qos_ca_sl2vl", SWE_SL2VL, CONF_FROM_SET, 0, err, 256) == 0);
+	sm_apply_conf(e.sm, c);
+	v = status_qos(e.sm);
+	ck_assert_int_eq(json_integer_value(json_object_get(v, "differ_count")), 0); /* forgotten */
+	json_decref(v);
+	simenv_run_heavy(&e, 2);
+	v = status_qos(e.sm);
+	ck_assert_int_eq(json_integer_value(json_object_get(v, "differ_count")), 0);
+	json_decref(v);
+	simenv_fini(&e);
+}
+END_TEST
+
 CHECK_MAIN_TESTS("qos_tables", 60, t_off, t_tables, t_diff_only, t_refused, t_reload,
-		 t_optimized, t_sa_records)
+		 t_optimized, t_sa_records, t_view)
