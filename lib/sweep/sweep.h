@@ -3,8 +3,8 @@
  * implement. The phases include this header, not sm.c's internals.
  *
  * A sweep is a const table of phases walked in order by sweep_next(): the
- * heavy sweep (discover, sminfo, configure, route, program, pkey, guid,
- * mft, activate, rekey), the targeted one (the region walk, then the heavy
+ * heavy sweep (discover, sminfo, configure, route, program, pkey, qos,
+ * guid, mft, activate, rekey), the targeted one (the region walk, then the heavy
  * sweep's phases after discovery) and the light one. Every SMP a phase
  * sends carries a struct ibsm_sreq naming the phase and a kind private to
  * it; its completion goes to that phase's handle(). Phases that send many
