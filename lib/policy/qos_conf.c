@@ -186,75 +186,65 @@ static int check_number(const char *s, long max, long *v)
 	return *v < 0 || *v > max ? 2 : 0;
 }
 
-/* the tokens of a table string, split at ',' and newlines as OpenSM splits them */
-static unsigned split_tokens(const char *s, char *buf, size_t len, char **tok, unsigned max)
+/* one "VL:weight" of a VL arbitration string */
+static void check_vlarb_pair(struct qos_warner *w, char *tok)
 {
-	char *save = NULL, *t;
+	char *weight = strchr(tok, ':');
+	long v;
+	int r;
+
+	if (!weight) {
+		qos_warn(w, "vl:weight '%s' improperly formatted", tok);
+		return;
+	}
+	*weight++ = 0;
+	r = check_number(tok, 14, &v);
+	if (r == 1)
+		qos_warn(w, "vl '%s' improperly formatted", tok);
+	else if (r == 2)
+		qos_warn(w, "vl %ld out of range [0, 14], read as VL %ld as OpenSM does", v,
+			 (long)((unsigned long)v % 0x100000000ul % 15));
+	r = check_number(weight, 255, &v);
+	if (r == 1)
+		qos_warn(w, "weight '%s' improperly formatted", weight);
+	else if (r == 2)
+		qos_warn(w, "weight %ld out of range [0, 255]", v);
+}
+
+/* one VL of an SL2VL string */
+static void check_sl2vl_vl(struct qos_warner *w, char *tok)
+{
+	long v;
+	int r = check_number(tok, 15, &v);
+
+	if (r == 1)
+		qos_warn(w, "vl '%s' improperly formatted", tok);
+	else if (r == 2)
+		qos_warn(w, "vl %ld out of range [0, 15]", v);
+}
+
+/* key w->key, a table string split at ',' and newlines as OpenSM splits it */
+static void check_table(struct qos_warner *w, bool vlarb)
+{
+	const char *s = key_str(w->c, w->key);
+	char buf[CONF_STR_MAX + 1], *save = NULL, *t;
 	unsigned n = 0;
 
-	snprintf(buf, len, "%s", s);
-	for (t = strtok_r(buf, ",\n", &save); t; t = strtok_r(NULL, ",\n", &save)) {
-		if (n < max)
-			tok[n] = t;
-		n++;
-	}
-	return n;
-}
-
-static void check_vlarb(struct qos_warner *w)
-{
-	const char *s = key_str(w->c, w->key);
-	char buf[CONF_STR_MAX + 1], *tok[CONF_STR_MAX];
-	unsigned n, i;
-	long v;
-
 	if (!s)
 		return;
-	n = split_tokens(s, buf, sizeof(buf), tok, CONF_STR_MAX);
-	for (i = 0; i < n && i < CONF_STR_MAX; i++) {
-		char *weight = strchr(tok[i], ':');
-
-		if (!weight) {
-			qos_warn(w, "vl:weight '%s' improperly formatted", tok[i]);
-			continue;
-		}
-		*weight++ = 0;
-		if (check_number(tok[i], 14, &v) == 1)
-			qos_warn(w, "vl '%s' improperly formatted", tok[i]);
-		else if (check_number(tok[i], 14, &v) == 2)
-			qos_warn(w, "vl %ld out of range [0, 14], read as VL %ld as OpenSM does", v,
-				 (long)((unsigned long)v % 0x100000000ul % 15));
-		if (check_number(weight, 255, &v) == 1)
-			qos_warn(w, "weight '%s' improperly formatted", weight);
-		else if (check_number(weight, 255, &v) == 2)
-			qos_warn(w, "weight %ld out of range [0, 255]", v);
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (t = strtok_r(buf, ",\n", &save); t; t = strtok_r(NULL, ",\n", &save), n++) {
+		if (vlarb)
+			check_vlarb_pair(w, t);
+		else
+			check_sl2vl_vl(w, t);
 	}
-	if (n > QOS_VLARB_ENTRIES)
+	if (vlarb && n > QOS_VLARB_ENTRIES)
 		qos_warn(w, "%u vl:weight pairs, the ones past %d are dropped", n,
 			 QOS_VLARB_ENTRIES);
-}
-
-static void check_sl2vl(struct qos_warner *w)
-{
-	const char *s = key_str(w->c, w->key);
-	char buf[CONF_STR_MAX + 1], *tok[CONF_STR_MAX];
-	unsigned n, i;
-	long v;
-
-	if (!s)
-		return;
-	n = split_tokens(s, buf, sizeof(buf), tok, CONF_STR_MAX);
-	for (i = 0; i < n && i < CONF_STR_MAX; i++) {
-		int r = check_number(tok[i], 15, &v);
-
-		if (r == 1)
-			qos_warn(w, "vl '%s' improperly formatted", tok[i]);
-		else if (r == 2)
-			qos_warn(w, "vl %ld out of range [0, 15]", v);
-	}
-	if (n < 16)
+	else if (!vlarb && n < 16)
 		qos_warn(w, "%u VLs listed, fewer than the 16 SLs: the rest map to VL 0", n);
-	else if (n > 16)
+	else if (!vlarb && n > 16)
 		qos_warn(w, "%u VLs listed, the ones past 16 are dropped", n);
 }
 
@@ -268,11 +258,11 @@ int qos_conf_check(const struct ibsm_conf *c, struct conf_errors *warns)
 		return 0;
 	for (i = 0; i <= QOS_NCLASSES; i++) {
 		w.key = keysets[i].vlarb_low;
-		check_vlarb(&w);
+		check_table(&w, true);
 		w.key = keysets[i].vlarb_high;
-		check_vlarb(&w);
+		check_table(&w, true);
 		w.key = keysets[i].sl2vl;
-		check_sl2vl(&w);
+		check_table(&w, false);
 	}
 	return w.n;
 }

@@ -26,22 +26,29 @@
 #include "sa/view.h"
 #include "sm/sm.h"
 
+/* the tables known of p, when the requester may see p and asked for it (out: -1 any) */
+static const struct qos_held_port *held_for(const struct sa_view *v, const struct ibsm_port *p,
+					    int out)
+{
+	const struct ibsm_sm *sm = v->q->sm;
+
+	if (!sm->qos_held || !sa_lid_port(p)->lid || !sa_view_port(v, p) ||
+	    !sa_view_visible(v, p) || (out >= 0 && out != p->num))
+		return NULL;
+	return qos_held_find(sm->qos_held, p->node->guid, p->num);
+}
+
 static void sl2vl_add(const struct sa_view *v, struct sa_resp *r, const struct ibsm_port *p)
 {
 	const struct sa_req *q = v->q;
 	const struct sa_record_desc *d = q->desc;
 	const struct ibsm_port *lp = sa_lid_port(p);
-	const struct qos_held_port *hp;
 	bool sw = node_is_switch(p->node);
 	int in_only = sw ? SA_WANT_VALUE(q, IBSM_SL2VL_IN_PORT) : -1;
-	int out_only = sw ? SA_WANT_VALUE(q, IBSM_SL2VL_OUT_PORT) : -1;
+	const struct qos_held_port *hp =
+		held_for(v, p, sw ? SA_WANT_VALUE(q, IBSM_SL2VL_OUT_PORT) : -1);
 	unsigned in;
 
-	if (!q->sm->qos_held || !lp->lid || !sa_view_port(v, p) || !sa_view_visible(v, p))
-		return;
-	if (out_only >= 0 && out_only != p->num)
-		return;
-	hp = qos_held_find(q->sm->qos_held, p->node->guid, p->num);
 	for (in = 0; hp && in <= (sw ? p->node->nports : 0u); in++) {
 		uint8_t *rec;
 
@@ -55,15 +62,26 @@ static void sl2vl_add(const struct sa_view *v, struct sa_resp *r, const struct i
 	}
 }
 
-static void sl2vl_get(struct sa_req *q, struct sa_resp *r)
+/*
+ * The records of every port, or of the node owning the LID (component lid,
+ * anywhere in an LMC range); the components in matched are the add
+ * function's to apply (port numbers OpenSM ignores for end ports, blocks)
+ */
+static void qos_select(struct sa_req *q, struct sa_resp *r, unsigned lid, uint64_t matched,
+		       void (*add)(const struct sa_view *, struct sa_resp *,
+				   const struct ibsm_port *))
 {
 	struct sa_view v;
 
 	sa_view_init(&v, q);
-	/* the LID anywhere in an LMC range; the port numbers as OpenSM (ignored for end ports) */
-	r->matched |= IBSM_SA_COMP(IBSM_SL2VL_LID) | IBSM_SA_COMP(IBSM_SL2VL_IN_PORT) |
-		      IBSM_SA_COMP(IBSM_SL2VL_OUT_PORT);
-	sa_view_select(&v, r, SA_WANT_VALUE(q, IBSM_SL2VL_LID), -1, sl2vl_add);
+	r->matched |= IBSM_SA_COMP(lid) | matched;
+	sa_view_select(&v, r, SA_WANT_VALUE(q, lid), -1, add);
+}
+
+static void sl2vl_get(struct sa_req *q, struct sa_resp *r)
+{
+	qos_select(q, r, IBSM_SL2VL_LID,
+		   IBSM_SA_COMP(IBSM_SL2VL_IN_PORT) | IBSM_SA_COMP(IBSM_SL2VL_OUT_PORT), sl2vl_add);
 }
 
 static void vlarb_add(const struct sa_view *v, struct sa_resp *r, const struct ibsm_port *p)
@@ -71,16 +89,11 @@ static void vlarb_add(const struct sa_view *v, struct sa_resp *r, const struct i
 	const struct sa_req *q = v->q;
 	const struct sa_record_desc *d = q->desc;
 	const struct ibsm_port *lp = sa_lid_port(p);
-	const struct qos_held_port *hp;
-	int out_only = node_is_switch(p->node) ? SA_WANT_VALUE(q, IBSM_VLA_OUT_PORT) : -1;
 	int block_only = SA_WANT_VALUE(q, IBSM_VLA_BLOCK);
+	const struct qos_held_port *hp =
+		held_for(v, p, node_is_switch(p->node) ? SA_WANT_VALUE(q, IBSM_VLA_OUT_PORT) : -1);
 	unsigned b;
 
-	if (!q->sm->qos_held || !lp->lid || !sa_view_port(v, p) || !sa_view_visible(v, p))
-		return;
-	if (out_only >= 0 && out_only != p->num)
-		return;
-	hp = qos_held_find(q->sm->qos_held, p->node->guid, p->num);
 	for (b = 1; hp && b <= 4; b++) {
 		uint8_t *rec;
 
@@ -96,12 +109,8 @@ static void vlarb_add(const struct sa_view *v, struct sa_resp *r, const struct i
 
 static void vlarb_get(struct sa_req *q, struct sa_resp *r)
 {
-	struct sa_view v;
-
-	sa_view_init(&v, q);
-	r->matched |= IBSM_SA_COMP(IBSM_VLA_LID) | IBSM_SA_COMP(IBSM_VLA_OUT_PORT) |
-		      IBSM_SA_COMP(IBSM_VLA_BLOCK);
-	sa_view_select(&v, r, SA_WANT_VALUE(q, IBSM_VLA_LID), -1, vlarb_add);
+	qos_select(q, r, IBSM_VLA_LID,
+		   IBSM_SA_COMP(IBSM_VLA_OUT_PORT) | IBSM_SA_COMP(IBSM_VLA_BLOCK), vlarb_add);
 }
 
 SA_FAMILY(sa_family_sl2vl, IBSM_SA_ATTR_SL2VL_RECORD, .get = sl2vl_get);

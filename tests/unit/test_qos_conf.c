@@ -9,11 +9,9 @@
 #include "config.h"
 
 #include <check.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "check_main.h"
 #include "conf/conf.h"
@@ -188,16 +186,6 @@ START_TEST(t_masks)
 }
 END_TEST
 
-static char *tdir;
-
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-	(void)st;
-	(void)flag;
-	(void)f;
-	return remove(p);
-}
-
 static bool has_warning(const struct conf_errors *w, const char *text)
 {
 	size_t i;
@@ -214,12 +202,11 @@ START_TEST(t_warnings)
 {
 	struct conf_errors errs = {0}, warns = {0};
 	struct ibsm_conf *c = conf_new();
-	char *path;
+	char tdir[256], *path;
 	FILE *f;
 	int n;
 
-	tdir = malloc(256);
-	ck_assert_ptr_nonnull(check_mkdtemp(tdir, 256, "ibsm-test-qos"));
+	ck_assert_ptr_nonnull(check_mkdtemp(tdir, sizeof(tdir), "ibsm-test-qos"));
 	path = xasprintf("%s/qos.conf", tdir);
 	f = fopen(path, "w");
 	ck_assert_ptr_nonnull(f);
@@ -259,9 +246,8 @@ START_TEST(t_warnings)
 	ck_assert_int_eq(qos_conf_check(c, &warns), 0);
 	conf_errors_free(&errs);
 	conf_del(c);
-	nftw(tdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	check_rmtree(tdir);
 	free(path);
-	free(tdir);
 }
 END_TEST
 

@@ -69,6 +69,17 @@ static void start(struct simenv *e, bool on, bool opt)
 	ck_assert_msg(e->last.ok, "%s", e->last.reason);
 }
 
+/* QoS on, h6 port 1 refusing the QoS tables */
+static void start_refusing(struct simenv *e)
+{
+	log_set_level(IBSM_LOG_ERROR);
+	simenv_base(e, 0);
+	simenv_fabric(e, fakefab_small_net, strlen(fakefab_small_net));
+	fakefab_refuse_qos(e->ff, H6, 1, true);
+	simenv_sm(e, qos_conf(e, true));
+	simenv_run_heavy(e, 1);
+}
+
 /* the SL2VL table of sl2vl (16 VLs) as a port operating op_vls holds it */
 static void expect_sl2vl(const uint8_t *got, const char *sl2vl, unsigned op_vls, const char *what)
 {
@@ -184,12 +195,7 @@ START_TEST(t_refused)
 {
 	struct simenv e;
 
-	log_set_level(IBSM_LOG_ERROR);
-	simenv_base(&e, 0);
-	simenv_fabric(&e, fakefab_small_net, strlen(fakefab_small_net));
-	fakefab_refuse_qos(e.ff, H6, 1, true);
-	simenv_sm(&e, qos_conf(&e, true));
-	simenv_run_heavy(&e, 1);
+	start_refusing(&e);
 	ck_assert(e.sm->subnet_up);
 	ck_assert(has_event(&e, "qos_refused", "sl2vl table set refused"));
 	ck_assert(has_event(&e, "qos_refused", "vl arbitration table set refused"));
@@ -272,13 +278,39 @@ static void sa_q(struct simenv *e, bool get, uint16_t attr, uint64_t mask, const
 		a->stride = d->size;
 }
 
-/* SLtoVLMappingTableRecord and VLArbitrationTableRecord: what was programmed */
-START_TEST(t_sa_records)
+/* a Get of attr must answer one record whose table (field) holds want (len bytes) */
+static void sa_expect_table(struct simenv *e, uint16_t attr, uint64_t mask, const uint8_t *rec,
+			    unsigned field, const uint8_t *want, size_t len)
+{
+	const struct sa_record_desc *d = sa_record_desc(attr);
+	struct sa_answer a;
+
+	sa_q(e, true, attr, mask, rec, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert(!memcmp(sa_answer_rec(&a, 0) + d->fields[field].bit_off / 8, want, len));
+	sa_answer_free(&a);
+}
+
+/* the status of a Get of attr */
+static uint16_t sa_status(struct simenv *e, uint16_t attr, uint64_t mask, const uint8_t *rec)
+{
+	struct sa_answer a;
+	uint16_t st;
+
+	sa_q(e, true, attr, mask, rec, &a);
+	st = a.status;
+	sa_answer_free(&a);
+	return st;
+}
+
+#define SL2VL_C(c) IBSM_SA_COMP(IBSM_SL2VL_##c)
+#define VLA_C(c)   IBSM_SA_COMP(IBSM_VLA_##c)
+
+/* SLtoVLMappingTableRecord: the tables programmed, as OpenSM's SA shapes them */
+START_TEST(t_sa_sl2vl)
 {
 	const struct sa_record_desc *sd = sa_record_desc(IBSM_SA_ATTR_SL2VL_RECORD);
-	const struct sa_record_desc *vd = sa_record_desc(IBSM_SA_ATTR_VLARB_RECORD);
 	uint8_t rec[IBSM_SA_DATA_SIZE] = {0};
-	uint16_t leaf1_lid, h1_lid;
 	struct sa_answer a;
 	struct simenv e;
 	size_t want = 7; /* the CA ports */
@@ -295,73 +327,63 @@ START_TEST(t_sa_records)
 	sa_answer_free(&a);
 
 	/* an end port: in and out 0, whatever the request says of them (as OpenSM) */
-	h1_lid = fakefab_port_lid(e.ff, H1, 1);
-	sa_set(sd, rec, IBSM_SL2VL_LID, h1_lid);
+	sa_set(sd, rec, IBSM_SL2VL_LID, fakefab_port_lid(e.ff, H1, 1));
 	sa_set(sd, rec, IBSM_SL2VL_OUT_PORT, 3);
-	sa_q(&e, true, IBSM_SA_ATTR_SL2VL_RECORD,
-	     IBSM_SA_COMP(IBSM_SL2VL_LID) | IBSM_SA_COMP(IBSM_SL2VL_OUT_PORT), rec, &a);
+	sa_q(&e, true, IBSM_SA_ATTR_SL2VL_RECORD, SL2VL_C(LID) | SL2VL_C(OUT_PORT), rec, &a);
 	ck_assert_uint_eq(a.status, 0);
 	ck_assert_uint_eq(sa_get(sd, sa_answer_rec(&a, 0), IBSM_SL2VL_OUT_PORT), 0);
-	ck_assert(!memcmp(sa_answer_rec(&a, 0) + sd->fields[IBSM_SL2VL_TABLE].bit_off / 8,
-			  fakefab_sl2vl(e.ff, H1, 0, 1), 8));
 	sa_answer_free(&a);
+	sa_expect_table(&e, IBSM_SA_ATTR_SL2VL_RECORD, SL2VL_C(LID) | SL2VL_C(OUT_PORT), rec,
+			IBSM_SL2VL_TABLE, fakefab_sl2vl(e.ff, H1, 0, 1), 8);
 
-	/* a switch: its LID, one output and one input port */
-	leaf1_lid = fakefab_port_lid(e.ff, LEAF1, 0);
-	memset(rec, 0, sizeof(rec));
-	sa_set(sd, rec, IBSM_SL2VL_LID, leaf1_lid);
+	/* a switch: its LID, one output port (every input port), then one input port too */
+	sa_set(sd, rec, IBSM_SL2VL_LID, fakefab_port_lid(e.ff, LEAF1, 0));
 	sa_set(sd, rec, IBSM_SL2VL_OUT_PORT, 5);
-	sa_q(&e, false, IBSM_SA_ATTR_SL2VL_RECORD,
-	     IBSM_SA_COMP(IBSM_SL2VL_LID) | IBSM_SA_COMP(IBSM_SL2VL_OUT_PORT), rec, &a);
+	sa_q(&e, false, IBSM_SA_ATTR_SL2VL_RECORD, SL2VL_C(LID) | SL2VL_C(OUT_PORT), rec, &a);
 	ck_assert_uint_eq(a.n, 9);
 	sa_answer_free(&a);
 	sa_set(sd, rec, IBSM_SL2VL_IN_PORT, 2);
-	sa_q(&e, true, IBSM_SA_ATTR_SL2VL_RECORD,
-	     IBSM_SA_COMP(IBSM_SL2VL_LID) | IBSM_SA_COMP(IBSM_SL2VL_OUT_PORT) |
-		     IBSM_SA_COMP(IBSM_SL2VL_IN_PORT),
-	     rec, &a);
-	ck_assert_uint_eq(a.status, 0);
-	ck_assert_uint_eq(sa_get(sd, sa_answer_rec(&a, 0), IBSM_SL2VL_IN_PORT), 2);
-	ck_assert(!memcmp(sa_answer_rec(&a, 0) + sd->fields[IBSM_SL2VL_TABLE].bit_off / 8,
-			  fakefab_sl2vl(e.ff, LEAF1, 2, 5), 8));
-	sa_answer_free(&a);
+	sa_expect_table(&e, IBSM_SA_ATTR_SL2VL_RECORD,
+			SL2VL_C(LID) | SL2VL_C(OUT_PORT) | SL2VL_C(IN_PORT), rec,
+			IBSM_SL2VL_TABLE, fakefab_sl2vl(e.ff, LEAF1, 2, 5), 8);
 	/* a down output port: nothing known, no record */
 	sa_set(sd, rec, IBSM_SL2VL_OUT_PORT, 4);
-	sa_q(&e, true, IBSM_SA_ATTR_SL2VL_RECORD,
-	     IBSM_SA_COMP(IBSM_SL2VL_LID) | IBSM_SA_COMP(IBSM_SL2VL_OUT_PORT), rec, &a);
-	ck_assert_uint_eq(a.status, IBSM_SA_ERR_NO_RECORDS);
-	sa_answer_free(&a);
+	ck_assert_uint_eq(sa_status(&e, IBSM_SA_ATTR_SL2VL_RECORD,
+				    SL2VL_C(LID) | SL2VL_C(OUT_PORT), rec),
+			  IBSM_SA_ERR_NO_RECORDS);
+	simenv_fini(&e);
+}
+END_TEST
 
-	/* VLArb: an end port's blocks 1 and 3 (caps of 8) with its port number */
-	memset(rec, 0, sizeof(rec));
-	sa_set(vd, rec, IBSM_VLA_LID, h1_lid);
+/* VLArbitrationTableRecord: the blocks programmed */
+START_TEST(t_sa_vlarb)
+{
+	const struct sa_record_desc *vd = sa_record_desc(IBSM_SA_ATTR_VLARB_RECORD);
+	uint8_t rec[IBSM_SA_DATA_SIZE] = {0};
+	struct sa_answer a;
+	struct simenv e;
+
+	start(&e, true, false);
+	/* an end port's blocks 1 and 3 (caps of 8) with its own port number */
+	sa_set(vd, rec, IBSM_VLA_LID, fakefab_port_lid(e.ff, H1, 1));
 	sa_set(vd, rec, IBSM_VLA_OUT_PORT, 7);
-	sa_q(&e, false, IBSM_SA_ATTR_VLARB_RECORD,
-	     IBSM_SA_COMP(IBSM_VLA_LID) | IBSM_SA_COMP(IBSM_VLA_OUT_PORT), rec, &a);
+	sa_q(&e, false, IBSM_SA_ATTR_VLARB_RECORD, VLA_C(LID) | VLA_C(OUT_PORT), rec, &a);
 	ck_assert_uint_eq(a.n, 2);
 	ck_assert_uint_eq(sa_get(vd, sa_answer_rec(&a, 0), IBSM_VLA_OUT_PORT), 1);
 	ck_assert_uint_eq(sa_get(vd, sa_answer_rec(&a, 1), IBSM_VLA_BLOCK), 3);
 	ck_assert(!memcmp(sa_answer_rec(&a, 0) + vd->fields[IBSM_VLA_TABLE].bit_off / 8,
 			  fakefab_vlarb(e.ff, H1, 1, 1), 64));
 	sa_answer_free(&a);
-	memset(rec, 0, sizeof(rec));
-	sa_set(vd, rec, IBSM_VLA_LID, leaf1_lid);
+	/* a switch port's block */
+	sa_set(vd, rec, IBSM_VLA_LID, fakefab_port_lid(e.ff, LEAF1, 0));
 	sa_set(vd, rec, IBSM_VLA_OUT_PORT, 5);
 	sa_set(vd, rec, IBSM_VLA_BLOCK, 3);
-	sa_q(&e, true, IBSM_SA_ATTR_VLARB_RECORD,
-	     IBSM_SA_COMP(IBSM_VLA_LID) | IBSM_SA_COMP(IBSM_VLA_OUT_PORT) |
-		     IBSM_SA_COMP(IBSM_VLA_BLOCK),
-	     rec, &a);
-	ck_assert_uint_eq(a.status, 0);
-	ck_assert(!memcmp(sa_answer_rec(&a, 0) + vd->fields[IBSM_VLA_TABLE].bit_off / 8,
-			  fakefab_vlarb(e.ff, LEAF1, 5, 3), 64));
-	sa_answer_free(&a);
+	sa_expect_table(&e, IBSM_SA_ATTR_VLARB_RECORD, VLA_C(LID) | VLA_C(OUT_PORT) | VLA_C(BLOCK),
+			rec, IBSM_VLA_TABLE, fakefab_vlarb(e.ff, LEAF1, 5, 3), 64);
 	/* block 2: the caps (8) give none */
 	sa_set(vd, rec, IBSM_VLA_BLOCK, 2);
-	sa_q(&e, true, IBSM_SA_ATTR_VLARB_RECORD,
-	     IBSM_SA_COMP(IBSM_VLA_LID) | IBSM_SA_COMP(IBSM_VLA_BLOCK), rec, &a);
-	ck_assert_uint_eq(a.status, IBSM_SA_ERR_NO_RECORDS);
-	sa_answer_free(&a);
+	ck_assert_uint_eq(sa_status(&e, IBSM_SA_ATTR_VLARB_RECORD, VLA_C(LID) | VLA_C(BLOCK), rec),
+			  IBSM_SA_ERR_NO_RECORDS);
 	simenv_fini(&e);
 }
 END_TEST
@@ -374,12 +396,7 @@ START_TEST(t_view)
 	char err[256];
 	json_t *v, *cls;
 
-	log_set_level(IBSM_LOG_ERROR);
-	simenv_base(&e, 0);
-	simenv_fabric(&e, fakefab_small_net, strlen(fakefab_small_net));
-	fakefab_refuse_qos(e.ff, H6, 1, true);
-	simenv_sm(&e, qos_conf(&e, true));
-	simenv_run_heavy(&e, 1);
+	start_refusing(&e);
 	v = status_qos(e.sm);
 	ck_assert(json_is_true(json_object_get(v, "enabled")));
 	ck_assert(json_is_null(json_object_get(v, "policy")));
@@ -421,4 +438,4 @@ START_TEST(t_view)
 END_TEST
 
 CHECK_MAIN_TESTS("qos_tables", 60, t_off, t_tables, t_diff_only, t_refused, t_reload,
-		 t_optimized, t_sa_records, t_view)
+		 t_optimized, t_sa_sl2vl, t_sa_vlarb, t_view)
