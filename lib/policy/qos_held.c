@@ -19,6 +19,8 @@ struct qos_held_node {
 struct qos_held {
 	struct u64map nodes; /* node GUID -> struct qos_held_node, owned */
 	struct qos_held_stats stats;
+	const struct ibsm_conf *qc_of; /* the configuration qc was built from, not owned */
+	struct qos_conf qc;
 };
 
 static void node_free(void *v)
@@ -133,6 +135,20 @@ unsigned qos_held_refused(const struct qos_held *h)
 			count += n->ports[i].refused;
 	}
 	return count;
+}
+
+const struct qos_conf *qos_held_conf(struct qos_held *h, const struct ibsm_conf *c)
+{
+	if (h->qc_of != c) {
+		qos_conf_build(c, &h->qc);
+		h->qc_of = c;
+	}
+	return &h->qc;
+}
+
+void qos_held_conf_reset(struct qos_held *h)
+{
+	h->qc_of = NULL;
 }
 
 struct qos_held_stats *qos_held_stats(struct qos_held *h)

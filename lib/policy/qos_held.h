@@ -12,7 +12,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "conf/conf.h"
 #include "core/util.h"
+#include "policy/qos_conf.h"
 
 struct qos_held;
 
@@ -52,6 +54,14 @@ struct qos_held_stats {
 	uint8_t masked_logged[4];
 };
 struct qos_held_stats *qos_held_stats(struct qos_held *h);
+
+/*
+ * The tables of c resolved per port class, built once per configuration
+ * object (the PortInfo of every port asks for its VLHighLimit); c is
+ * compared by address, so qos_held_conf_reset() on every reload.
+ */
+const struct qos_conf *qos_held_conf(struct qos_held *h, const struct ibsm_conf *c);
+void qos_held_conf_reset(struct qos_held *h);
 
 /* iterate the records: false at the end; *pos starts at 0 */
 bool qos_held_next(const struct qos_held *h, size_t *pos, uint64_t *guid, unsigned *nports,

@@ -308,6 +308,7 @@ void sm_apply_conf(struct ibsm_sm *sm, struct ibsm_conf *conf)
 	/* changed QoS keys: every table is sent again, as OpenSM's need_update */
 	if (qos_conf_keys_differ(old, conf))
 		qos_held_forget_all(sm->qos_held);
+	qos_held_conf_reset(sm->qos_held);
 	conf_del(old);
 	sm_event(sm, "reload", "configuration reloaded");
 	sm_request_sweep(sm, true, "configuration reloaded");

@@ -22,7 +22,7 @@
 #include "model/lid.h"
 #include "policy/mkey.h"
 #include "policy/partition.h"
-#include "policy/qos_conf.h"
+#include "policy/qos_held.h"
 #include "sm/smstate.h"
 #include "sweep/sweep.h"
 
@@ -115,7 +115,7 @@ static bool switch_esp0(const struct ibsm_node *n)
 	return node_is_switch(n) && n->have_si && n->si.enhanced_port0;
 }
 
-static void qos_high_limit(const struct ibsm_conf *c, const struct ibsm_port *p,
+static void qos_high_limit(const struct ibsm_sm *sm, const struct ibsm_port *p,
 			   struct ibsm_portinfo *want);
 
 /* the CapabilityMask of the port's node: a switch's ports share port 0's (14.2.5.6) */
@@ -230,7 +230,7 @@ bool link_desired_portinfo(const struct ibsm_sm *sm, const struct ibsm_port *p,
 	}
 	if (p->num != 0 || switch_esp0(p->node))
 		force_link(c, p, linked, want);
-	qos_high_limit(c, p, want);
+	qos_high_limit(sm, p, want);
 	return true;
 }
 
@@ -239,13 +239,14 @@ bool link_desired_portinfo(const struct ibsm_sm *sm, const struct ibsm_port *p,
  * (which writes it on switch external ports, CA and router ports and an
  * enhanced port 0). QoS off leaves what the port holds, as OpenSM does.
  */
-static void qos_high_limit(const struct ibsm_conf *c, const struct ibsm_port *p,
+static void qos_high_limit(const struct ibsm_sm *sm, const struct ibsm_port *p,
 			   struct ibsm_portinfo *want)
 {
-	struct qos_conf qc;
+	const struct qos_conf *qc;
+	struct qos_conf own;
 	enum qos_class cls;
 
-	if (!c->qos)
+	if (!sm->conf->qos)
 		return;
 	if (node_is_switch(p->node)) {
 		if (p->num == 0 && !switch_esp0(p->node))
@@ -254,8 +255,13 @@ static void qos_high_limit(const struct ibsm_conf *c, const struct ibsm_port *p,
 	} else {
 		cls = p->node->type == IBSM_NODE_ROUTER ? QOS_CLASS_RTR : QOS_CLASS_CA;
 	}
-	qos_conf_build(c, &qc);
-	want->vl_high_limit = qc.cls[cls].high_limit;
+	if (sm->qos_held) {
+		qc = qos_held_conf(sm->qos_held, sm->conf);
+	} else { /* an SM without the QoS store (unit tests of other modules) */
+		qos_conf_build(sm->conf, &own);
+		qc = &own;
+	}
+	want->vl_high_limit = qc->cls[cls].high_limit;
 }
 
 /* the PortInfo fields ibsmd manages, one bit each */
