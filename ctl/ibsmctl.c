@@ -541,6 +541,7 @@ static const struct command commands[] = {
      .summary = "the last N events (default 50)"},
     QUERY("multicast", "multicast groups, MLIDs and the MFTs' state"),
     QUERY("partitions", "partitions, their members and IPoIB flag"),
+    QUERY("qos", "QoS tables per port class, ports that differ or refused"),
     {.name = "watch", .request = "subscribe", .run = run_watch,
      .summary = "print events as they happen, until interrupted"},
     {.name = "sweep", .request = "sweep", .usage = "[heavy|light]", .pos = sweep_pos,

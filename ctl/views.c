@@ -500,6 +500,39 @@ static const struct column partitions_cols[] = {
     {"LIMITED", 'r', .member = "members.limited"}, {"LINE", 'r', .member = "line"}, {0},
 };
 
+static const struct column qos_class_cols[] = {
+    {"CLASS", 'l', .member = "class"}, {"HIGHLIMIT", 'r', .member = "high_limit"},
+    {"SL2VL", 'l', .member = "sl2vl"}, {"VLARB HIGH", 'l', .member = "vlarb_high"},
+    {"VLARB LOW", 'l', .member = "vlarb_low"}, {0},
+};
+
+static const struct column qos_port_cols[] = {
+    {"PORT", 'l', .member = "port"}, {"WHAT", 'l', .member = "what"}, {0},
+};
+
+static const struct section qos_sections[] = {
+    {"SMPs", "smps", NULL}, {0},
+};
+
+/* the qos view: the classes' tables, then the ports that differ or refused */
+static void render_qos(const json_t *res)
+{
+	print_template("QoS {enabled}, max_op_vls {max_op_vls}, optimized SL2VL "
+		       "{use_optimized_slvl}", res);
+	print_list(jget(res, "classes"), qos_class_cols);
+	if (json_array_size(jget(res, "differ"))) {
+		print_template("\n{differ_count} ports hold tables other than the configuration's:",
+			       res);
+		print_list(jget(res, "differ"), qos_port_cols);
+	}
+	if (json_array_size(jget(res, "refused"))) {
+		print_template("\n{refused_count} ports refused a table:", res);
+		print_list(jget(res, "refused"), qos_port_cols);
+	}
+	putchar('\n');
+	print_sections(res, qos_sections);
+}
+
 /* key/value views: only the members whose label or format is not the generic one */
 static const struct field status_top[] = {
     {"uptime_s", "uptime", F_SECONDS}, {0},
@@ -666,6 +699,7 @@ static const struct view views[] = {
     },
     {.command = "partitions", .head = "partitions from {file}, enforcement {enforce}",
      .rows = "partitions", .cols = partitions_cols},
+    {.command = "qos", .render = render_qos},
     {.command = "sweep", .head = "{queued} sweep queued"},
     {.command = "reroute", .head = "reroute queued ({queued} sweep)"},
     {.command = "loglevel", .head = "log level set to {level}"},

@@ -32,6 +32,7 @@
 #include "core/log.h"
 #include "core/util.h"
 #include "model/namemap.h"
+#include "policy/qos_conf.h"
 #include "route/registry.h"
 #include "sa/sa.h"
 
@@ -223,6 +224,7 @@ void checkconf_run(const struct ibsm_conf *c, struct conf_errors *errs, struct c
 		   bool all)
 {
 	conf_warn_unsupported(c, warns);
+	qos_conf_check(c, warns);
 	if (all)
 		check_routing(c, errs, warns);
 	check_guid_file(c, CONF_KEY_root_guid_file, warns);

@@ -34,6 +34,7 @@
 #include "options.h"
 #include "policy/mkey.h"
 #include "policy/partition.h"
+#include "policy/qos_conf.h"
 #include "report/status.h"
 #include "sm/offline.h"
 #include "sm/sm.h"
@@ -121,8 +122,10 @@ static int daemon_reload(void *arg, struct conf_errors *errs, struct conf_errors
 		r = -EINVAL;
 	if (!r && opts_apply(&d->opts, neu, errs))
 		r = -EINVAL;
-	if (!r)
+	if (!r) {
 		conf_warn_unsupported(neu, warns);
+		qos_conf_check(neu, warns);
+	}
 	/* warnings do not stop a reload, as they do not stop a start, unless strict */
 	if (!r && conf_refuses(neu, 0, warns->n)) {
 		for (i = 0; i < warns->n; i++)

@@ -55,6 +55,7 @@ static const struct {
 	{"links", status_links},	 {"switches", status_switches},
 	{"lids", status_lids},		 {"routing", status_routing},
 	{"multicast", status_multicast}, {"partitions", status_partitions},
+	{"qos", status_qos},
 };
 
 CMD(view)
@@ -292,6 +293,8 @@ const struct ctl_cmd sockcmds_table[] = {
 	{.name = "reload", .action = true, .help = "re-read the configuration file",
 	 .fn = cmd_reload},
 	{.name = "partitions", .help = "partitions, their members and IPoIB parameters",
+	 .fn = cmd_view},
+	{.name = "qos", .help = "QoS tables per port class, ports that differ or refused",
 	 .fn = cmd_view},
 };
 const size_t sockcmds_count = ARRAY_SIZE(sockcmds_table);

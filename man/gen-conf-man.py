@@ -207,7 +207,35 @@ GROUPS = [
      [r"use_mfttop", r"sa_db_.*", r".*mcgroup.*", r"use_original_extended_sa_rates_only",
       r"disable_multicast", r"consolidate_ipv6_snm_req", r"drop_event_subscriptions",
       r"no_clients_rereg"]),
-    ("Quality of service", None,
+    ("Quality of service",
+     "With qos TRUE ibsmd writes SLtoVLMappingTable, VLArbitrationTable and PortInfo "
+     "VLHighLimit as OpenSM 3.3.23 does. Each port class has its keys: qos_ca_* (CA ports), "
+     "qos_rtr_* (router ports), qos_sw0_* (an enhanced switch port 0), qos_swe_* (switch "
+     "external ports); a class key that is unset takes the qos_* key, and an unset qos_* "
+     "key OpenSM's built-in table (high limit 0, vlarb_high 0:4, vlarb_low 0:0 then 1:4 to "
+     "14:4, sl2vl 0,1,...,14,7). A VL arbitration table is up to 64 VL:weight pairs, an "
+     "SL2VL table 16 VLs, comma separated, read as OpenSM reads them: a number as C's "
+     "strtoul (0x10 and 010 too), one character after it skipped whatever it is, junk read "
+     "as 0, entries past the 16th or 64th dropped, missing ones 0, a VL arbitration VL "
+     "taken modulo 15 and an SL2VL VL modulo 16; such values are warnings naming "
+     "file:line and the key (refused with strict_config), and the table is the one OpenSM "
+     "would write. Every table's VLs are masked for the OperationalVLs of the port it goes "
+     "to (VL 15 in SL2VL stays 15): a port operating VL0-3 (max_op_vls 3) gets VL 5 as 1; "
+     "ibsmd logs once per class and OperationalVLs when it masks. Switches get VL "
+     "arbitration on every external port that is not down and SL2VL for every input port "
+     "of those output ports (and of an enhanced port 0) when port 0 reports "
+     "IsSLMappingSupported; CA and router ports get theirs when they report it; VL "
+     "arbitration blocks as VLArbLowCap and VLArbHighCap allow. A table is sent only when "
+     "it differs from what the port answered to the last Set; a port that came up, a new "
+     "node, the first sweep as master and a SIGHUP that changes a QoS key send everything. "
+     "A port that refuses a table is an event (qos_refused), a log line and in ibsmctl qos; "
+     "the sweep goes on. With QoS off nothing is sent and VLHighLimit stays as the port "
+     "holds it. Differences from OpenSM: OpenSM writes the tables of switch ports in a "
+     "heavy sweep before it sets their OperationalVLs, so its first sweep masks them for "
+     "the VLs the ports operated when found and its next heavy sweep corrects them; ibsmd "
+     "writes them after, masked for the VLs the ports operate. SLtoVLMappingTableRecord and "
+     "VLArbitrationTableRecord answer the tables ibsmd knows the ports hold; OpenSM answers "
+     "zeros for tables it never wrote.",
      [r"qos.*", r"use_optimized_slvl", r"suppress_sl2vl_mad_status_errors"]),
     ("Congestion control", None, [r"congestion_control", r"cc_.*"]),
     ("Performance manager", None, [r"perfmgr.*", r"event_db_dump_file"]),

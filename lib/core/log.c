@@ -463,6 +463,7 @@ static const struct {
 	{"osm_dump.c", "report"},       {"osm_log.c", "core"},
 	{"osm_db_", "core"},            {"osm_helper.c", "core"},
 	{"main.c", "daemon"},           {"osm_console", NULL},
+	{"osm_qos.c", "sweep"},         /* the QoS tables: the qos sweep phase */
 	{"osm_qos", NULL},              {"osm_perfmgr", NULL},
 	{"osm_congestion_control.c", NULL}, {"osm_event_plugin.c", NULL},
 };

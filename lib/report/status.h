@@ -60,6 +60,9 @@ json_t *status_multicast(const struct ibsm_sm *sm);
 /* {"file", "enforce", "partitions": [{"name", "pkey", "members": {"full", "limited"}, ...}],
  *  "smps"} */
 json_t *status_partitions(const struct ibsm_sm *sm);
+/* {"enabled", "classes": [{"class", "sl2vl", "vlarb_high", ...}], "differ", "refused", "smps",
+ * "policy"} (qosview.c) */
+json_t *status_qos(const struct ibsm_sm *sm);
 /* the last n events, oldest first */
 json_t *status_events(const struct ibsm_sm *sm, size_t n);
 /* one event as streamed to subscribers */

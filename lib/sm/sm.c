@@ -23,6 +23,8 @@
 #include "policy/mcast.h"
 #include "policy/mkey.h"
 #include "policy/partition.h"
+#include "policy/qos_conf.h"
+#include "policy/qos_held.h"
 #include "report/dump.h"
 #include "route/route_state.h"
 #include "sa/sa.h"
@@ -303,6 +305,10 @@ void sm_apply_conf(struct ibsm_sm *sm, struct ibsm_conf *conf)
 		tv.tv_usec = 0;
 		event_add(sm->light_timer, &tv);
 	}
+	/* changed QoS keys: every table is sent again, as OpenSM's need_update */
+	if (qos_conf_keys_differ(old, conf))
+		qos_held_forget_all(sm->qos_held);
+	qos_held_conf_reset(sm->qos_held);
 	conf_del(old);
 	sm_event(sm, "reload", "configuration reloaded");
 	sm_request_sweep(sm, true, "configuration reloaded");
@@ -334,6 +340,7 @@ struct ibsm_sm *sm_new(struct event_base *base, struct ibsm_conf *conf, struct i
 	sm->parts = pkey_new(&sm->fabric, &sm->conf, port_guid);
 	sm->mcast = mcast_new(sm);
 	sm->aliases = alias_new(sm);
+	sm->qos_held = qos_held_new();
 	sm->dump = dump_new();
 	sm->babble = babble_new();
 	events_init(&sm->events, 1000);
@@ -380,6 +387,8 @@ void sm_del(struct ibsm_sm *sm)
 	babble_del(sm->babble);
 	sm->babble = NULL;
 	pkey_del(sm->parts);
+	qos_held_del(sm->qos_held);
+	sm->qos_held = NULL;
 	event_free(sm->start_ev);
 	event_free(sm->light_timer);
 	event_free(sm->hold_timer);

@@ -34,6 +34,7 @@ struct ibsm_sa;
 struct ibsm_partitions;
 struct ibsm_mcast;
 struct ibsm_aliases;
+struct qos_held;
 struct ibsm_smstate;
 struct ibsm_dump;
 
@@ -116,6 +117,7 @@ struct ibsm_sm {
 	struct ibsm_babble *babble;    /* owned: repeated traps, babbling ports (babble.c) */
 	struct ibsm_namemap *names;    /* owned: node_name_map_name (namemap.c), or NULL */
 	struct ibsm_aliases *aliases;  /* alias GUIDs (alias.c) */
+	struct qos_held *qos_held;     /* owned: QoS tables ports hold (qos_held.c) */
 	struct ibsm_sm_stats stats;
 	struct ibsm_sweep_result last_heavy;
 	struct ibsm_sweep_result last_light;

@@ -22,6 +22,7 @@
 #include "model/lid.h"
 #include "policy/mkey.h"
 #include "policy/partition.h"
+#include "policy/qos_held.h"
 #include "sm/smstate.h"
 #include "sweep/sweep.h"
 
@@ -113,6 +114,9 @@ static bool switch_esp0(const struct ibsm_node *n)
 {
 	return node_is_switch(n) && n->have_si && n->si.enhanced_port0;
 }
+
+static void qos_high_limit(const struct ibsm_sm *sm, const struct ibsm_port *p,
+			   struct ibsm_portinfo *want);
 
 /* the CapabilityMask of the port's node: a switch's ports share port 0's (14.2.5.6) */
 static uint32_t node_cap_mask(const struct ibsm_port *p)
@@ -226,7 +230,38 @@ bool link_desired_portinfo(const struct ibsm_sm *sm, const struct ibsm_port *p,
 	}
 	if (p->num != 0 || switch_esp0(p->node))
 		force_link(c, p, linked, want);
+	qos_high_limit(sm, p, want);
 	return true;
+}
+
+/*
+ * VLHighLimit with QoS on: the high limit of the port's class, as OpenSM
+ * (which writes it on switch external ports, CA and router ports and an
+ * enhanced port 0). QoS off leaves what the port holds, as OpenSM does.
+ */
+static void qos_high_limit(const struct ibsm_sm *sm, const struct ibsm_port *p,
+			   struct ibsm_portinfo *want)
+{
+	const struct qos_conf *qc;
+	struct qos_conf own;
+	enum qos_class cls;
+
+	if (!sm->conf->qos)
+		return;
+	if (node_is_switch(p->node)) {
+		if (p->num == 0 && !switch_esp0(p->node))
+			return;
+		cls = p->num == 0 ? QOS_CLASS_SW0 : QOS_CLASS_SWE;
+	} else {
+		cls = p->node->type == IBSM_NODE_ROUTER ? QOS_CLASS_RTR : QOS_CLASS_CA;
+	}
+	if (sm->qos_held) {
+		qc = qos_held_conf(sm->qos_held, sm->conf);
+	} else { /* an SM without the QoS store (unit tests of other modules) */
+		qos_conf_build(sm->conf, &own);
+		qc = &own;
+	}
+	want->vl_high_limit = qc->cls[cls].high_limit;
 }
 
 /* the PortInfo fields ibsmd manages, one bit each */
@@ -248,6 +283,7 @@ enum {
 	PF_LINK_WIDTH = 1 << 14,
 	PF_LINK_SPEED = 1 << 15,
 	PF_LINK_SPEED_EXT = 1 << 16,
+	PF_VL_HIGH_LIMIT = 1 << 17,
 	PF_LINKS = PF_LINK_WIDTH | PF_LINK_SPEED | PF_LINK_SPEED_EXT,
 };
 
@@ -277,6 +313,7 @@ static uint32_t portinfo_diff(const struct ibsm_portinfo *a, const struct ibsm_p
 		     : 0;
 	m |= a->subnet_timeout != b->subnet_timeout ? PF_SUBNET_TIMEOUT : 0;
 	m |= a->sm_sl != b->sm_sl ? PF_SM_SL : 0;
+	m |= a->vl_high_limit != b->vl_high_limit ? PF_VL_HIGH_LIMIT : 0;
 	m |= a->neighbor_mtu != b->neighbor_mtu ? PF_NEIGHBOR_MTU : 0;
 	m |= a->op_vls != b->op_vls ? PF_OP_VLS : 0;
 	m |= a->vl_stall_count != b->vl_stall_count ? PF_VL_STALL : 0;

@@ -26,6 +26,7 @@ struct ibsm_sreq {
 	uint8_t from_port;
 	bool rekey;              /* PortInfo Set that moves the port to m_key (mkey.c) */
 	bool shows_key;          /* PortInfo Get whose answer teaches the port's M_Key (mkey.c) */
+	bool long_tx;            /* sent as a long transaction (long_transaction_timeout) */
 	uint8_t method;          /* set by sweep_send: Get or Set */
 	uint16_t attr;           /* set by sweep_send: the attribute */
 	uint64_t mkey;           /* the M_Key the SMP carried (set by sweep_send) */

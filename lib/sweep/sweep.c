@@ -39,6 +39,7 @@ static const struct ibsm_phase *const heavy_phases[] = {
 	&route_phase,
 	&program_phase,
 	&pkey_phase,           /* partitions before ports go active: enforced from the start */
+	&qos_tables_phase,     /* SL2VL and VL arbitration, as OpenSM after its P_Keys */
 	&guid_phase,           /* alias GUIDs set through the SA */
 	&mft_phase,
 	&link_activate_phase,
@@ -54,6 +55,7 @@ static const struct ibsm_phase *const region_phases[] = {
 	&route_phase,
 	&program_phase,
 	&pkey_phase,
+	&qos_tables_phase,
 	&guid_phase,
 	&mft_phase,
 	&link_activate_phase,
@@ -154,6 +156,14 @@ void sweep_send(struct sweep *sw, const struct ibsm_smp_req *r, const struct ibs
 	sw->pending++;
 	/* every SMP carries the M_Key of the port it is addressed to (mkey.c) */
 	rk.mkey = q->mkey = mkey_for_smp(sw->sm, q, r->path);
+	if (q->long_tx) {
+		uint8_t mad[IBSM_MAD_SIZE];
+		struct ibsm_mad_addr to = {.lid = r->path ? IBSM_PERMISSIVE_LID : 0};
+
+		smp_build(mad, &rk);
+		xport_send_long(sw->sm->xport, mad, sizeof(mad), &to, sreq_complete, q);
+		return;
+	}
 	xport_send_smp(sw->sm->xport, &rk, 0, sreq_complete, q);
 }
 

@@ -3,8 +3,8 @@
  * implement. The phases include this header, not sm.c's internals.
  *
  * A sweep is a const table of phases walked in order by sweep_next(): the
- * heavy sweep (discover, sminfo, configure, route, program, pkey, guid,
- * mft, activate, rekey), the targeted one (the region walk, then the heavy
+ * heavy sweep (discover, sminfo, configure, route, program, pkey, qos,
+ * guid, mft, activate, rekey), the targeted one (the region walk, then the heavy
  * sweep's phases after discovery) and the light one. Every SMP a phase
  * sends carries a struct ibsm_sreq naming the phase and a kind private to
  * it; its completion goes to that phase's handle(). Phases that send many
@@ -44,7 +44,8 @@
  * max_lid and state (read), sm_event() for events; and each the handle of
  * the module it programs for: lids (ports.c), mkeys (rekey.c, through
  * mkey.h), parts (pkey_tables.c, through partition.h), aliases
- * (guid_tables.c, through alias.h), mcast (mft.c,
+ * (guid_tables.c, through alias.h), qos_held (qos_tables.c, through
+ * qos_held.h), mcast (mft.c,
  * through mcast.h), smst (election.c, through smstate.h), region_seeds
  * and region_reroute (region.c, light.c), and route, the routing state
  * (route_phase.c starts its worker; lft.c reads the routes through
@@ -192,6 +193,7 @@ extern const struct ibsm_phase fdr10_phase;     /* fdr10.c: MlnxExtPortInfo FDR1
 extern const struct ibsm_phase route_phase;     /* route_phase.c: the engines */
 extern const struct ibsm_phase program_phase;   /* lft.c: SwitchInfo, LFT blocks */
 extern const struct ibsm_phase pkey_phase;      /* pkey_tables.c: P_Key tables */
+extern const struct ibsm_phase qos_tables_phase; /* qos_tables.c: SL2VL, VLArbitration */
 extern const struct ibsm_phase guid_phase;      /* guid_tables.c: alias GUIDs, GUIDInfo */
 extern const struct ibsm_phase mft_phase;       /* mft.c: MFT blocks */
 extern const struct ibsm_phase link_activate_phase; /* ports.c: armed ports to active */

@@ -29,6 +29,9 @@ struct ff_port {
 	uint16_t pkeys[FF_PKEYS];
 	struct fakefab_sm *sm; /* a remote SM on this port, owned */
 	struct ibsm_mlnx_epi epi; /* MlnxExtPortInfo, answered on Mellanox device ids */
+	uint8_t *sl2vl;        /* SLtoVLMappingTable [in port][8] of this output port */
+	uint8_t vlarb[4][64];  /* VLArbitrationTable blocks 1-4 */
+	bool refuse_qos;       /* SL2VL and VLArb Sets answered with a bad status */
 };
 
 struct ff_node {
@@ -140,6 +143,9 @@ static void init_port(struct ff_node *nd, int p, uint64_t guid)
 	pt->pi.link_down_def = 2;
 	pt->pi.vl_arb_high_cap = 8;
 	pt->pi.vl_arb_low_cap = 8;
+	free(pt->sl2vl);
+	pt->sl2vl = xcalloc((size_t)nd->nports + 1, 8);
+	memset(pt->vlarb, 0, sizeof(pt->vlarb));
 }
 
 static void link_up(struct fakefab *ff, int a, int pa, int b, int pb)
@@ -221,6 +227,8 @@ void fakefab_del(struct fakefab *ff)
 	for (i = 0; i < ff->n; i++) {
 		for (p = 0; p <= ff->nodes[i].nports; p++)
 			free(ff->nodes[i].ports[p].sm);
+		for (p = 0; p <= ff->nodes[i].nports; p++)
+			free(ff->nodes[i].ports[p].sl2vl);
 		free(ff->nodes[i].ports);
 		free(ff->nodes[i].lft);
 		free(ff->nodes[i].mft);
@@ -345,6 +353,7 @@ static int sma_portinfo(struct fakefab *ff, int node, int arrival, bool set, uin
 		pt->pi.lmc = in.lmc;
 		pt->pi.neighbor_mtu = in.neighbor_mtu;
 		pt->pi.op_vls = in.op_vls;
+		pt->pi.vl_high_limit = in.vl_high_limit;
 		pt->pi.hoq_life = in.hoq_life;
 		pt->pi.vl_stall_count = in.vl_stall_count;
 		pt->pi.subnet_timeout = in.subnet_timeout;
@@ -442,6 +451,65 @@ static int sm_sminfo(struct ff_port *pt, bool set, uint32_t mod, uint8_t *data)
 	}
 }
 
+/* SLtoVLMappingTable (14.2.5.8): a switch's (in, out) pair, or with
+ * OptimizedSLtoVLMappingProgramming all pairs (0x30000) or all inputs of one
+ * output (0x20000); a CA port's own table */
+static int sma_sl2vl(struct fakefab *ff, struct ff_node *nd, int arrival, bool set, uint32_t mod,
+		     uint8_t *data)
+{
+	unsigned in = (mod >> 8) & 0xff, out = mod & 0xff, o, i;
+	bool all_out = (mod & 0x30000) == 0x30000, all_in = (mod & 0x30000) != 0;
+
+	if (nd->type != IBSM_NODE_SWITCH) {
+		in = 0;
+		out = (unsigned)arrival;
+		all_in = all_out = false;
+	} else if (all_in && (!nd->si.opt_sl2vl || !set)) {
+		return IBSM_STATUS_INVALID_FIELD;
+	}
+	if (in > nd->nports || out > nd->nports)
+		return IBSM_STATUS_INVALID_FIELD;
+	if (set && nd->ports[all_out ? 1 : out].refuse_qos)
+		return IBSM_STATUS_INVALID_FIELD;
+	if (!set) {
+		memset(data, 0, IBSM_SMP_DATA_SIZE);
+		memcpy(data, nd->ports[out].sl2vl + 8 * in, 8);
+		return 0;
+	}
+	for (o = all_out ? 1 : out; o <= (all_out ? nd->nports : out); o++)
+		for (i = all_in ? 0 : in; i <= (all_in ? nd->nports : in); i++)
+			memcpy(nd->ports[o].sl2vl + 8 * i, data, 8);
+	if (all_in)
+		ff->cnt.opt_sl2vl_sets++;
+	else
+		ff->cnt.sl2vl_sets++;
+	return 0;
+}
+
+/* VLArbitrationTable (14.2.5.9): block 1-4 of a switch port or of the arrival port */
+static int sma_vlarb(struct fakefab *ff, struct ff_node *nd, int arrival, bool set, uint32_t mod,
+		     uint8_t *data)
+{
+	unsigned port = nd->type == IBSM_NODE_SWITCH ? (mod & 0xffff) : (unsigned)arrival;
+	unsigned block = mod >> 16, cap;
+	struct ff_port *pt;
+
+	if (port > nd->nports || block < 1 || block > 4)
+		return IBSM_STATUS_INVALID_FIELD;
+	pt = &nd->ports[port];
+	cap = block <= 2 ? pt->pi.vl_arb_low_cap : pt->pi.vl_arb_high_cap;
+	if (!cap || (block % 2 == 0 && cap <= 32))
+		return IBSM_STATUS_INVALID_FIELD;
+	if (set && pt->refuse_qos)
+		return IBSM_STATUS_INVALID_FIELD;
+	if (set) {
+		memcpy(pt->vlarb[block - 1], data, 64);
+		ff->cnt.vlarb_sets++;
+	}
+	memcpy(data, pt->vlarb[block - 1], 64);
+	return 0;
+}
+
 static int sma_handle(struct fakefab *ff, int node, int arrival, uint8_t *mad)
 {
 	struct ff_node *nd = &ff->nodes[node];
@@ -527,6 +595,10 @@ static int sma_handle(struct fakefab *ff, int node, int arrival, uint8_t *mad)
 	}
 	case IBSM_ATTR_GUID_INFO:
 		return sma_guidinfo(ff, nd, arrival, set, h.attr_mod, data);
+	case IBSM_ATTR_SL2VL_TABLE:
+		return sma_sl2vl(ff, nd, arrival, set, h.attr_mod, data);
+	case IBSM_ATTR_VL_ARB_TABLE:
+		return sma_vlarb(ff, nd, arrival, set, h.attr_mod, data);
 	case IBSM_ATTR_MFT: {
 		unsigned block = h.attr_mod & 0x1ff, pos = h.attr_mod >> 28, i;
 
@@ -1134,4 +1206,19 @@ struct ibsm_portinfo *fakefab_portinfo(struct fakefab *ff, int node, int port)
 struct ibsm_switchinfo *fakefab_switchinfo(struct fakefab *ff, int node)
 {
 	return &ff->nodes[node].si;
+}
+
+const uint8_t *fakefab_sl2vl(const struct fakefab *ff, int node, int in, int out)
+{
+	return ff->nodes[node].ports[out].sl2vl + 8 * in;
+}
+
+const uint8_t *fakefab_vlarb(const struct fakefab *ff, int node, int port, int block)
+{
+	return ff->nodes[node].ports[port].vlarb[block - 1];
+}
+
+void fakefab_refuse_qos(struct fakefab *ff, int node, int port, bool refuse)
+{
+	ff->nodes[node].ports[port].refuse_qos = refuse;
 }

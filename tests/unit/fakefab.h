@@ -3,7 +3,7 @@
  * management agents of every node in a topology file, reachable through a
  * struct ibsm_xport_backend. It routes directed-route SMPs hop by hop,
  * answers NodeInfo, NodeDescription, PortInfo, SwitchInfo, LFT, MFT,
- * P_KeyTable and GUIDInfo Get/Set
+ * P_KeyTable, GUIDInfo, SLtoVLMappingTable and VLArbitrationTable Get/Set
  * with the port state rules ibsim applies (ARMED needs INIT here and a
  * neighbour at INIT or above; ACTIVE needs ARMED and a neighbour armed or
  * active), and can cut links, drop packets and send traps.
@@ -95,6 +95,7 @@ struct fakefab_counts {
 	uint64_t link_sets;    /* PortInfo Sets that changed a Link*Enabled field */
 	uint64_t mepi_gets, mepi_sets; /* MlnxExtPortInfo */
 	uint64_t disabled;     /* ports disabled by a PortInfo Set (PortPhysicalState 3) */
+	uint64_t sl2vl_sets, opt_sl2vl_sets, vlarb_sets; /* QoS tables written */
 };
 /* make node a Mellanox device (device_id: 0x1003 ConnectX-3, 0xc738 SwitchX) whose
  * ports support and enable FDR10 (MlnxExtPortInfo) */
@@ -104,6 +105,16 @@ struct ibsm_mlnx_epi *fakefab_mepi(struct fakefab *ff, int node, int port);
 struct ibsm_portinfo *fakefab_portinfo(struct fakefab *ff, int node, int port);
 struct ibsm_switchinfo *fakefab_switchinfo(struct fakefab *ff, int node);
 const struct fakefab_counts *fakefab_counts(const struct fakefab *ff);
+/*
+ * QoS tables (SLtoVLMappingTable, VLArbitrationTable; no SL2VL on switches
+ * unless port 0's CapabilityMask says IsSLMappingSupported, optimized Sets
+ * only with SwitchInfo OptimizedSLtoVLMappingProgramming): the 8 bytes of
+ * the SL2VL table of (in, out) (a CA port: in 0, out the port), the 64
+ * bytes of VLArb block 1-4 of a port; a port that refuses their Sets.
+ */
+const uint8_t *fakefab_sl2vl(const struct fakefab *ff, int node, int in, int out);
+const uint8_t *fakefab_vlarb(const struct fakefab *ff, int node, int port, int block);
+void fakefab_refuse_qos(struct fakefab *ff, int node, int port, bool refuse);
 void fakefab_reset_counts(struct fakefab *ff);
 /* the last response or repress the SM sent (256 bytes), NULL if none */
 const uint8_t *fakefab_last_answer(const struct fakefab *ff);

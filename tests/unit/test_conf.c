@@ -732,7 +732,7 @@ START_TEST(t_write_reload)
 			 conf_keys[key_index("lmc")].desc, val(c, "lmc"));
 	ck_assert_msg(strstr(text, want) != NULL, "no \"%s\" in output", want);
 	free(want);
-	ck_assert_ptr_nonnull(strstr(text, ", not supported by ibsmd yet\nqos TRUE\n"));
+	ck_assert_ptr_nonnull(strstr(text, ", not supported by ibsmd yet\nuse_ucast_cache TRUE\n"));
 	ck_assert_ptr_nonnull(strstr(text, "\n# default 0\nsm_priority 15\n"));
 	free(text);
 	conf_del(d);
@@ -854,7 +854,7 @@ START_TEST(t_origins)
 				   "lmc 1\n"
 				   "sm_priority 3\n"
 				   "   # note\n"
-				   "qos TRUE\n"
+				   "use_ucast_cache TRUE\n"
 				   "lmc 2\n");
 	log_init("test", IBSM_LOG_INFO, true, false);
 	capture_start();
@@ -872,7 +872,7 @@ START_TEST(t_origins)
 	o = &c->origin[key_index("sm_priority")];
 	ck_assert_uint_eq(o->line, 4);
 	ck_assert_str_eq(o->file, p1);
-	o = &c->origin[key_index("qos")];
+	o = &c->origin[key_index("use_ucast_cache")];
 	ck_assert_uint_eq(o->line, 6);
 	o = &c->origin[key_index("sweep_interval")];
 	ck_assert_uint_eq(o->kind, CONF_FROM_DEFAULT);
@@ -883,7 +883,7 @@ START_TEST(t_origins)
 	capture_start();
 	conf_warn_unsupported(c, NULL);
 	out = capture_end();
-	want = xasprintf("%s:6: qos: not supported by ibsmd yet, value TRUE ignored", p1);
+	want = xasprintf("%s:6: use_ucast_cache: not supported by ibsmd yet, value TRUE ignored", p1);
 	ck_assert_msg(strstr(out, want) != NULL, "no \"%s\" in \"%s\"", want, out);
 	free(want);
 	ck_assert_ptr_null(strstr(out, "lmc")); /* supported */
@@ -907,7 +907,7 @@ START_TEST(t_origins)
 	o = &c->origin[key_index("sm_priority")];
 	ck_assert_uint_eq(o->kind, CONF_FROM_FLAG);
 	ck_assert_ptr_null(o->file);
-	ck_assert_int_eq(conf_set(c, "qos", "FALSE", CONF_FROM_SET, 0, NULL, 0), 0);
+	ck_assert_int_eq(conf_set(c, "use_ucast_cache", "FALSE", CONF_FROM_SET, 0, NULL, 0), 0);
 	capture_start();
 	conf_warn_unsupported(c, NULL);
 	out = capture_end();
@@ -916,13 +916,14 @@ START_TEST(t_origins)
 			 p2);
 	ck_assert_msg(strstr(out, want) != NULL, "no \"%s\" in \"%s\"", want, out);
 	free(want);
-	ck_assert_ptr_null(strstr(out, "qos"));
+	ck_assert_ptr_null(strstr(out, "use_ucast_cache"));
 	free(out);
-	ck_assert_int_eq(conf_set(c, "qos", "TRUE", CONF_FROM_FLAG, 0, NULL, 0), 0);
+	ck_assert_int_eq(conf_set(c, "use_ucast_cache", "TRUE", CONF_FROM_FLAG, 0, NULL, 0), 0);
 	capture_start();
 	conf_warn_unsupported(c, NULL);
 	out = capture_end();
-	ck_assert_ptr_nonnull(strstr(out, "]: qos: not supported by ibsmd yet, value TRUE ignored"));
+	ck_assert_ptr_nonnull(
+		strstr(out, "]: use_ucast_cache: not supported by ibsmd yet, value TRUE ignored"));
 	free(out);
 	/* reloading the same file again keeps the name */
 	ck_assert_int_eq(conf_load_file(c, p2, &errs, &errs), 0);
@@ -996,11 +997,16 @@ static const struct corpus_case corpus[] = {
 	 {"2: port_search_ordering_file: not supported by ibsmd yet, value "
 	  "/etc/opensm/dimn-ports.conf ignored"}},
 	{"routing.conf",
-	 {"7: qos: not supported by ibsmd yet, value TRUE ignored",
-	  "8: qos_policy_file: not supported by ibsmd yet, value /nonexistent/qos-policy.conf "
+	 {"8: qos_policy_file: not supported by ibsmd yet, value /nonexistent/qos-policy.conf "
 	  "ignored"}},
 	{"no-engine.conf", {NULL}},
 	{"bad-partitions.conf", {NULL}},
+	/* the table strings are checked by qos_conf.c (test_qos_conf), the numbers here */
+	{"qos-values.conf",
+	 {"7: qos_max_vls: 16 is out of range [0, 15], using the default 0",
+	  "8: qos_rtr_high_limit: 300 is out of range [-1, 255], using the default -1",
+	  "10: qos_policy_file: not supported by ibsmd yet, value /nonexistent/qos-policy.conf "
+	  "ignored"}},
 };
 
 /* what each file must read as, beyond its warnings */

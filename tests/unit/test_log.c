@@ -167,6 +167,11 @@ START_TEST(t_module_file)
 	ck_assert_int_eq(log_load_module_file(path), 0);
 	ck_assert_int_eq(log_subsys_level("sa"), -1);
 	ck_assert_int_eq(log_subsys_level("model"), IBSM_LOG_DEBUG);
+	/* OpenSM's QoS tables are the qos sweep phase; its policy parser does nothing here */
+	path = write_file("pml3.conf", "osm_qos_parser_y.y 0x08\nosm_qos.c 0x04\n");
+	ck_assert_int_eq(log_load_module_file(path), 0);
+	ck_assert_int_eq(log_subsys_level("sweep"), IBSM_LOG_INFO);
+	ck_assert_int_eq(log_subsys_level("policy"), -1);
 }
 END_TEST
 

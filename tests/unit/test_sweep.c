@@ -351,9 +351,9 @@ END_TEST
 /* --- the tables of phases (sweep.h) --- */
 
 static const char *const heavy_names[] = {"discover", "sminfo", "configure", "fdr10", "route",
-					  "program", "pkey", "guid", "mft", "activate", "rekey", NULL};
+					  "program", "pkey", "qos", "guid", "mft", "activate", "rekey", NULL};
 static const char *const region_names[] = {"region", "sminfo", "configure", "fdr10", "route",
-					   "program", "pkey", "guid", "mft", "activate", "rekey", NULL};
+					   "program", "pkey", "qos", "guid", "mft", "activate", "rekey", NULL};
 static const char *const light_names[] = {"light", NULL};
 
 static void check_table(enum sweep_kind kind, const char *const *names)
@@ -376,9 +376,10 @@ START_TEST(t_tables)
 	check_table(SWEEP_LIGHT, light_names);
 	/* one object per phase: the sweeps after discovery share them */
 	ck_assert_ptr_eq(sweep_table(SWEEP_HEAVY)[1], sweep_table(SWEEP_REGION)[1]);
-	ck_assert_ptr_eq(&rekey_phase, sweep_table(SWEEP_HEAVY)[10]);
+	ck_assert_ptr_eq(&rekey_phase, sweep_table(SWEEP_HEAVY)[11]);
 	ck_assert_ptr_eq(&fdr10_phase, sweep_table(SWEEP_HEAVY)[3]);
-	ck_assert_ptr_eq(&guid_phase, sweep_table(SWEEP_HEAVY)[7]);
+	ck_assert_ptr_eq(&qos_tables_phase, sweep_table(SWEEP_HEAVY)[7]);
+	ck_assert_ptr_eq(&guid_phase, sweep_table(SWEEP_HEAVY)[8]);
 }
 END_TEST
 
