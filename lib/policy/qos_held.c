@@ -74,7 +74,7 @@ void qos_held_forget_all(struct qos_held *h)
 			port_forget(&n->ports[i], n->nports);
 	}
 	/* new tables may be masked otherwise: say so again */
-	memset(h->stats.masked_logged, 0, sizeof(h->stats.masked_logged));
+	memset(h->stats.masked_checked, 0, sizeof(h->stats.masked_checked));
 }
 
 struct qos_held_port *qos_held_port(struct qos_held *h, uint64_t guid, unsigned nports,

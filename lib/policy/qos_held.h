@@ -50,8 +50,8 @@ unsigned qos_held_refused(const struct qos_held *h);
 struct qos_held_stats {
 	uint64_t sl2vl_sets, vlarb_sets, opt_sets, refused;
 	uint32_t last_sweep_smps;
-	/* per port class, bit n: masking for OperationalVLs n was logged */
-	uint8_t masked_logged[4];
+	/* per port class, bit n: masking for OperationalVLs n was looked at (and logged) */
+	uint8_t masked_checked[4];
 };
 struct qos_held_stats *qos_held_stats(struct qos_held *h);
 

@@ -11,8 +11,8 @@
  *    port number whatever OutputPortNum asked (as OpenSM); a switch's
  *    OutputPortNum and BlockNum pick.
  * OpenSM answers a record for every port and pair, zeros where it never
- * wrote a table; ibsmd answers only the tables it knows (none with QoS
- * off): a zero table is not what the port holds.
+ * wrote a table; ibsmd answers only the tables it knows (none when QoS
+ * was never on): a zero table is not what the port holds.
  * The requester sees ports it shares a partition with (sa_view_visible).
  */
 #include "config.h"

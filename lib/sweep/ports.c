@@ -237,7 +237,8 @@ bool link_desired_portinfo(const struct ibsm_sm *sm, const struct ibsm_port *p,
 /*
  * VLHighLimit with QoS on: the high limit of the port's class, as OpenSM
  * (which writes it on switch external ports, CA and router ports and an
- * enhanced port 0). QoS off leaves what the port holds, as OpenSM does.
+ * enhanced port 0, and 0, its initial value, on a base port 0). QoS off
+ * leaves what the port holds, as OpenSM does.
  */
 static void qos_high_limit(const struct ibsm_sm *sm, const struct ibsm_port *p,
 			   struct ibsm_portinfo *want)
@@ -249,8 +250,11 @@ static void qos_high_limit(const struct ibsm_sm *sm, const struct ibsm_port *p,
 	if (!sm->conf->qos)
 		return;
 	if (node_is_switch(p->node)) {
-		if (p->num == 0 && !switch_esp0(p->node))
+		/* a base port 0 is in no class: OpenSM writes its VLHighLimit as 0 */
+		if (p->num == 0 && !switch_esp0(p->node)) {
+			want->vl_high_limit = 0;
 			return;
+		}
 		cls = p->num == 0 ? QOS_CLASS_SW0 : QOS_CLASS_SWE;
 	} else {
 		cls = p->node->type == IBSM_NODE_ROUTER ? QOS_CLASS_RTR : QOS_CLASS_CA;

@@ -24,6 +24,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/log.h"
@@ -117,12 +118,14 @@ static void qos_note_masked(struct sweep *sw, const struct qos_class_conf *cc,
 			    const struct qos_pass *ps, const struct ibsm_port *p)
 {
 	struct qos_held_stats *st = qos_held_stats(sw->sm->qos_held);
-	unsigned cls = (unsigned)(cc - ps->qc.cls), op = p->pi.op_vls & 7, mask, i;
+	unsigned cls = (unsigned)(cc - ps->qc.cls), op = p->pi.op_vls, mask, i;
+	uint8_t bit = (uint8_t)(1u << (op & 7));
 	bool over = false;
 	char name[128];
 
-	if (cls >= QOS_NCLASSES || (st->masked_logged[cls] & (1u << op)))
+	if (cls >= QOS_NCLASSES || (st->masked_checked[cls] & bit))
 		return;
+	st->masked_checked[cls] |= bit;
 	mask = qos_vl_mask(op);
 	for (i = 0; i < 16; i++)
 		over |= cc->sl2vl[i] != 15 && (cc->sl2vl[i] & ~mask);
@@ -130,7 +133,6 @@ static void qos_note_masked(struct sweep *sw, const struct qos_class_conf *cc,
 		over |= (cc->vlarb_low[i].vl & ~mask) || (cc->vlarb_high[i].vl & ~mask);
 	if (!over)
 		return;
-	st->masked_logged[cls] |= (uint8_t)(1u << op);
 	log_info("qos: %s tables name VLs above VL%u, the highest %s operates: masked to VL0-%u "
 		 "as OpenSM does (said once per class and OperationalVLs)",
 		 qos_class_name((enum qos_class)cls), mask, port_name(p, name, sizeof(name)), mask);
@@ -414,11 +416,35 @@ static void qos_start(struct sweep *sw)
 	sweep_produce(sw);
 }
 
+/* nodes gone from the fabric: what they held is no longer of interest */
+static void qos_drop_gone(struct ibsm_sm *sm)
+{
+	const struct qos_held_port *ports;
+	uint64_t guid, *gone = NULL;
+	size_t pos = 0, n = 0, cap = 0, i;
+	unsigned nports;
+
+	while (qos_held_next(sm->qos_held, &pos, &guid, &nports, &ports)) {
+		if (fabric_node_find(&sm->fabric, guid))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			gone = xreallocarray(gone, cap, sizeof(*gone));
+		}
+		gone[n++] = guid;
+	}
+	for (i = 0; i < n; i++)
+		qos_held_drop_node(sm->qos_held, gone[i]);
+	free(gone);
+}
+
 static void qos_end(struct sweep *sw)
 {
 	struct qos_pass *ps = sweep_priv(sw, &qos_tables_phase);
 
 	qos_held_stats(sw->sm->qos_held)->last_sweep_smps = ps->smps;
+	if (sw->heavy)
+		qos_drop_gone(sw->sm);
 }
 
 /* what a port answered to a Set is what it holds */

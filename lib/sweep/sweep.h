@@ -44,8 +44,8 @@
  * max_lid and state (read), sm_event() for events; and each the handle of
  * the module it programs for: lids (ports.c), mkeys (rekey.c, through
  * mkey.h), parts (pkey_tables.c, through partition.h), aliases
- * (guid_tables.c, through alias.h), qos_held (qos_tables.c, through
- * qos_held.h), mcast (mft.c,
+ * (guid_tables.c, through alias.h), qos_held (qos_tables.c, and ports.c
+ * for VLHighLimit, through qos_held.h), mcast (mft.c,
  * through mcast.h), smst (election.c, through smstate.h), region_seeds
  * and region_reroute (region.c, light.c), and route, the routing state
  * (route_phase.c starts its worker; lft.c reads the routes through

@@ -3,7 +3,9 @@
  * opensm.conf/ibsmd.conf text as the daemon reads it with -F or on
  * SIGHUP, then what the daemon does with a result: write it back
  * (ibsmd -c), compare it with the defaults as a reload does, and read
- * the written file again, which must give the same configuration.
+ * the written file again, which must give the same configuration; and
+ * the QoS table strings read as OpenSM reads them (policy/qos_conf.c),
+ * whose VLs must come out in range whatever the text.
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -18,6 +20,7 @@
 #include "conf/conf.h"
 #include "core/log.h"
 #include "fuzz.h"
+#include "policy/qos_conf.h"
 
 static int memfd = -1, outfd = -1;
 static char path[64], outpath[64];
@@ -32,6 +35,25 @@ static void setup(void)
 		abort();
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", memfd);
 	snprintf(outpath, sizeof(outpath), "/proc/self/fd/%d", outfd);
+}
+
+/* the QoS tables of c: every VL in range, the warnings built */
+static void qos_tables(struct ibsm_conf *c, struct conf_errors *warns)
+{
+	struct qos_conf qc;
+	unsigned k, i;
+
+	c->qos = true; /* OpenSM checks the strings only with QoS on */
+	(void)qos_conf_check(c, warns);
+	qos_conf_build(c, &qc);
+	for (k = 0; k < QOS_NCLASSES; k++) {
+		for (i = 0; i < 16; i++)
+			if (qc.cls[k].sl2vl[i] > 15)
+				abort();
+		for (i = 0; i < QOS_VLARB_ENTRIES; i++)
+			if (qc.cls[k].vlarb_high[i].vl > 14 || qc.cls[k].vlarb_low[i].vl > 14)
+				abort();
+	}
 }
 
 static void put(int fd, const uint8_t *data, size_t len)
@@ -91,6 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		if (conf_diff(c, again, &keys) != 0 && keys.n)
 			abort(); /* it reads back different */
 		same_strings(c, again);
+		qos_tables(c, &warns);
 		conf_del(again);
 		conf_del(dup);
 	}

@@ -17,6 +17,8 @@
 # its next heavy sweep writes them masked for VL0-3, the tables ibsmd writes at once (its qos
 # phase runs after the configure phase). The last
 # case, QoS off, checks that ibsmd sends no QoS table at all (the tables stay ibsim's).
+# Before it, ibsmd as a daemon: `ibsmctl qos`, saquery SL2VL and VLAR of a CA port, and a
+# SIGHUP that changes a QoS key, after which every table is sent again.
 . "$(dirname "$0")/lib.sh"
 sim_init
 command -v opensm >/dev/null || t_skip "opensm not installed"
@@ -196,6 +198,14 @@ PYEOF
 	sm_ctl qos >"$T/qos.txt" || t_fail "ibsmctl qos (text) failed"
 	grep -q '^QoS yes' "$T/qos.txt" || t_fail "ibsmctl qos: $(head -3 "$T/qos.txt")"
 	grep -q '1,1,1,1,2,2,2,2,3,3,3,3,4,4,4,4' "$T/qos.txt" || t_fail "ibsmctl qos: no CA table"
+	# the SA answers what was programmed: H1's SL2VL and VLArb blocks 1 and 3 (caps 8, 8)
+	lid=$(sim_client smpquery -D pi 0 1 | sed -n 's/^Lid:\.*//p')
+	sim_client saquery SL2VL "$lid" >"$T/sl2vl.sq" || t_fail "saquery SL2VL $lid failed"
+	grep -q 'VL: 1| 1| 1| 1| 2| 2| 2| 2| 3| 3| 3| 3| 4| 4| 4| 4|' "$T/sl2vl.sq" ||
+		t_fail "saquery SL2VL: $(cat "$T/sl2vl.sq")"
+	sim_client saquery VLAR "$lid" >"$T/vlar.sq" || t_fail "saquery VLAR $lid failed"
+	[ "$(grep -c '^[[:space:]]*Block\.*[13]$' "$T/vlar.sq")" = 2 ] ||
+		t_fail "saquery VLAR: $(cat "$T/vlar.sq")"
 	sent=$("$PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))["result"]["smps"]["sl2vl_sets"])' "$T/qos.json")
 	printf 'qos TRUE\nqos_ca_sl2vl 5,5,5,5,6,6,6,6,7,7,7,7,0,0,0,0\n' >"$T/osm.conf"
 	kill -HUP "$SM_PID"

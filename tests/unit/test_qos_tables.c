@@ -69,15 +69,42 @@ static void start(struct simenv *e, bool on, bool opt)
 	ck_assert_msg(e->last.ok, "%s", e->last.reason);
 }
 
-/* QoS on, h6 port 1 refusing the QoS tables */
-static void start_refusing(struct simenv *e)
+/* the warnings logged while log_capture() holds them, one per line */
+static char captured[4096];
+
+static void capture(void *arg, const char *msg)
 {
+	(void)arg;
+	strncat(captured, msg, sizeof(captured) - strlen(captured) - 2);
+	strcat(captured, "\n");
+}
+
+/* QoS on (suppress_sl2vl_mad_status_errors: suppress), h6 port 1 refusing the QoS tables;
+ * what the first sweep logs in captured */
+static void start_refusing_as(struct simenv *e, bool suppress)
+{
+	struct ibsm_conf *c;
+	char err[256];
+
 	log_set_level(IBSM_LOG_ERROR);
 	simenv_base(e, 0);
 	simenv_fabric(e, fakefab_small_net, strlen(fakefab_small_net));
 	fakefab_refuse_qos(e->ff, H6, 1, true);
-	simenv_sm(e, qos_conf(e, true));
+	c = qos_conf(e, true);
+	ck_assert(conf_set(c, "suppress_sl2vl_mad_status_errors", suppress ? "TRUE" : "FALSE",
+			   CONF_FROM_SET, 0, err, 256) == 0);
+	simenv_sm(e, c);
+	captured[0] = 0;
+	log_set_level(IBSM_LOG_WARN);
+	log_capture(capture, NULL);
 	simenv_run_heavy(e, 1);
+	log_capture(NULL, NULL);
+	log_set_level(IBSM_LOG_ERROR);
+}
+
+static void start_refusing(struct simenv *e)
+{
+	start_refusing_as(e, false);
 }
 
 /* the SL2VL table of sl2vl (16 VLs) as a port operating op_vls holds it */
@@ -209,6 +236,24 @@ START_TEST(t_refused)
 	ck_assert_uint_eq(fakefab_counts(e.ff)->vlarb_sets, 2);
 	ck_assert_uint_eq(qos_held_refused(e.sm->qos_held), 0);
 	expect_sl2vl(fakefab_sl2vl(e.ff, H6, 0, 1), CA_SL2VL, 3, "h6");
+	simenv_fini(&e);
+}
+END_TEST
+
+/* the refusals logged; suppress_sl2vl_mad_status_errors keeps the SL2VL ones out of the log
+ * (an event all the same) */
+START_TEST(t_suppress)
+{
+	struct simenv e;
+
+	start_refusing_as(&e, false);
+	ck_assert_msg(strstr(captured, "h6") && strstr(captured, "sl2vl table set refused"), "%s",
+		      captured);
+	simenv_fini(&e);
+	start_refusing_as(&e, true);
+	ck_assert_msg(!strstr(captured, "sl2vl table set refused"), "%s", captured);
+	ck_assert_msg(strstr(captured, "vl arbitration table set refused"), "%s", captured);
+	ck_assert(has_event(&e, "qos_refused", "sl2vl table set refused"));
 	simenv_fini(&e);
 }
 END_TEST
@@ -437,5 +482,5 @@ START_TEST(t_view)
 }
 END_TEST
 
-CHECK_MAIN_TESTS("qos_tables", 60, t_off, t_tables, t_diff_only, t_refused, t_reload,
+CHECK_MAIN_TESTS("qos_tables", 60, t_off, t_tables, t_diff_only, t_refused, t_suppress, t_reload,
 		 t_optimized, t_sa_sl2vl, t_sa_vlarb, t_view)
