@@ -36,6 +36,7 @@ struct ibsm_mcast;
 struct ibsm_aliases;
 struct ibsm_smstate;
 struct ibsm_dump;
+struct ibsm_qos_policy;
 
 /* what one sweep did */
 struct ibsm_sweep_result {
@@ -116,6 +117,7 @@ struct ibsm_sm {
 	struct ibsm_babble *babble;    /* owned: repeated traps, babbling ports (babble.c) */
 	struct ibsm_namemap *names;    /* owned: node_name_map_name (namemap.c), or NULL */
 	struct ibsm_aliases *aliases;  /* alias GUIDs (alias.c) */
+	struct ibsm_qos_policy *qospol; /* owned: qos_policy_file in force (qos_match.c) */
 	struct ibsm_sm_stats stats;
 	struct ibsm_sweep_result last_heavy;
 	struct ibsm_sweep_result last_light;
