@@ -74,6 +74,8 @@ struct ps {
 	unsigned inner[S_N];     /* entries in each open section */
 	struct scope sc;
 	int ulp_default;         /* qos-ulps "default" SL, -1 none */
+	struct qos_rule *ulps;   /* qos-ulps rules, after the match rules at the end */
+	unsigned nulps;
 	bool seen[8];            /* single-valued keys seen in the current object */
 };
 
@@ -669,7 +671,7 @@ static void ulp_line(struct ps *ps, char *s)
 		goto out;
 	}
 	r.line = ps->line;
-	if (!ulp_rule(ps, s, comma ? trim(comma + 1) : NULL, &r) || p->nrules >= QP_ITEMS_MAX) {
+	if (!ulp_rule(ps, s, comma ? trim(comma + 1) : NULL, &r) || ps->nulps >= QP_ITEMS_MAX) {
 		free(r.service_id.v);
 		free(r.pkeys.v);
 		free(r.src_guids.v);
@@ -682,8 +684,8 @@ static void ulp_line(struct ps *ps, char *s)
 	written = NULL;
 	r.level = simple_level(p, (unsigned)sl);
 	r.level_name = xstrdup(p->levels[r.level].name);
-	p->rules = xreallocarray(p->rules, p->nrules + 1, sizeof(*p->rules));
-	p->rules[p->nrules++] = r;
+	ps->ulps = xreallocarray(ps->ulps, ps->nulps + 1, sizeof(*ps->ulps));
+	ps->ulps[ps->nulps++] = r;
 out:
 	free(written);
 }
@@ -852,7 +854,7 @@ static int level_by_name(const struct qos_policy *p, const char *name)
 {
 	unsigned i;
 
-	for (i = 0; i < p->nlevels; i++)
+	for (i = 0; name && i < p->nlevels; i++)
 		if (p->levels[i].line && p->levels[i].name && !strcasecmp(p->levels[i].name, name))
 			return (int)i;
 	return -1;
@@ -862,7 +864,7 @@ static int group_by_name(const struct qos_policy *p, const char *name)
 {
 	unsigned i;
 
-	for (i = 0; i < p->ngroups; i++)
+	for (i = 0; name && i < p->ngroups; i++)
 		if (p->groups[i].name && !strcasecmp(p->groups[i].name, name))
 			return (int)i;
 	return -1;
@@ -932,7 +934,7 @@ static void validate(struct ps *ps)
 		struct qos_rule *r = &p->rules[i];
 
 		r->level = level_by_name(p, r->level_name);
-		if (r->level < 0) {
+		if (r->level < 0 && r->level_name) {
 			ps->line = r->line;
 			perr(ps, "qos-match-rule: qos-level '%s' not found", r->level_name);
 		}
@@ -984,8 +986,15 @@ struct qos_policy *qos_policy_parse(FILE *f, const char *name, struct conf_error
 		     ps.open_line[i], sect_name[i]);
 		close_section(&ps);
 	}
-	if (!ps.nerr)
-		validate(&ps);
+	/* the qos-ulps rules come after those of qos-match-rules, as in OpenSM */
+	ps.p->rules = xreallocarray(ps.p->rules, ps.p->nrules + ps.nulps + 1,
+				    sizeof(*ps.p->rules));
+	if (ps.nulps)
+		memcpy(ps.p->rules + ps.p->nrules, ps.ulps, ps.nulps * sizeof(*ps.ulps));
+	ps.p->nrules += ps.nulps;
+	free(ps.ulps);
+	/* also after errors: every error of the file is reported */
+	validate(&ps);
 	if (ps.nerr) {
 		qos_policy_free(ps.p);
 		return NULL;

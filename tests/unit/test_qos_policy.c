@@ -267,6 +267,16 @@ START_TEST(t_ulps)
 	ck_assert_str_eq(p->levels[p->default_level].name, "SimpleQoSLevel_DEFAULT");
 	ck_assert_uint_eq(p->levels[p->default_level].sl, 3);
 	qos_policy_free(p);
+	/* qos-ulps written first still come after the match rules */
+	p = parse_ok("qos-ulps\n sdp : 2\nend-qos-ulps\nqos-levels\n qos-level\n"
+		     "  name: DEFAULT\n  sl: 0\n end-qos-level\nend-qos-levels\n"
+		     "qos-match-rules\n qos-match-rule\n  qos-class: 1\n  qos-level-name: DEFAULT\n"
+		     " end-qos-match-rule\nend-qos-match-rules\n");
+	ck_assert_uint_eq(p->nrules, 2);
+	ck_assert_uint_eq(p->nmatch_rules, 1);
+	ck_assert_ptr_null(p->rules[0].ulp);
+	ck_assert_str_eq(p->rules[1].ulp, "sdp : 2");
+	qos_policy_free(p);
 	/* with a DEFAULT level too, DEFAULT wins */
 	p = parse_ok("qos-ulps\n default : 3\nend-qos-ulps\nqos-levels\n qos-level\n"
 		     "  name: default\n  sl: 5\n end-qos-level\nend-qos-levels\n");
@@ -401,16 +411,20 @@ START_TEST(t_all_errors)
 	struct conf_errors errs = {0}, warns = {0};
 	struct qos_policy *p = parse_text("qos-levels\nqos-level\nname: DEFAULT\nsl: 99\n"
 					  "mtu-limit: 9\nbogus: 1\nend-qos-level\nend-qos-levels\n"
-					  "qos-ulps\nipoib : 77\nend-qos-ulps\n",
+					  "qos-ulps\nipoib : 77\nend-qos-ulps\n"
+					  "qos-match-rules\nqos-match-rule\nqos-level-name: fast\n"
+					  "end-qos-match-rule\nend-qos-match-rules\n",
 					  &errs, &warns);
 
 	ck_assert_ptr_null(p);
-	ck_assert_uint_eq(errs.n, 5);
+	ck_assert_uint_eq(errs.n, 6);
 	ck_assert_str_eq(errs.msg[0], "q.conf:4: sl: illegal SL value 99 (0-15)");
 	ck_assert_str_eq(errs.msg[1], "q.conf:5: mtu-limit: illegal MTU code 9 (0-5)");
 	ck_assert_str_eq(errs.msg[2], "q.conf:6: unknown keyword 'bogus' in qos-level");
 	ck_assert_str_eq(errs.msg[3], "q.conf:7: qos-level validation failed - no 'sl' specified");
 	ck_assert_str_eq(errs.msg[4], "q.conf:10: qos-ulps: illegal SL value 77 (0-15)");
+	/* the checks of the whole file run too */
+	ck_assert_str_eq(errs.msg[5], "q.conf:13: qos-match-rule: qos-level 'fast' not found");
 	conf_errors_free(&errs);
 	conf_errors_free(&warns);
 }
