@@ -53,6 +53,17 @@
  * Linux kernel add a GRH), but for a path to a router (255). With
  * enable_quirks, 1K at most for a Tavor end (tavor_limit).
  *
+ * QoS (qos TRUE and a qos_policy_file, policy/qos_policy.h): each pair
+ * gets the QoS level of its first matching rule (source and destination
+ * groups, QoS class, service ID, P_Key of the request), as OpenSM
+ * 3.3.23's pr_rcv_get_path_parms applies it: MTU and rate become at most
+ * the level's limits, the lifetime is the level's, and only then do the
+ * selectors apply; a P_Key asked for must be among the level's P_Keys,
+ * else the level's P_Keys give it (no path when the ports share none); an
+ * SL asked for must be the level's, else the record has the level's. The
+ * way back is judged under the reverse pair's level. The routing engine's
+ * SL wins over the level's (OpenSM's path_sl hook), logged once.
+ *
  * Selectors (MTU, Rate, PacketLifeTime; only when both the value and its
  * selector are in the component mask, else ignored, as OpenSM): greater
  * than: the path's value must exceed it; less than: the path's value, or
