@@ -82,39 +82,32 @@ struct ps {
 static void perr(struct ps *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void pwarn(struct ps *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static void perr(struct ps *ps, const char *fmt, ...)
+/* "file:line: what" to list */
+static void vmsg(struct ps *ps, struct conf_errors *list, const char *fmt, va_list ap)
 {
 	char buf[512];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	conf_errors_add(list, "%s:%u: %s", ps->file, ps->line, buf);
+}
+
+static void perr(struct ps *ps, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vmsg(ps, ps->errs, fmt, ap);
 	va_end(ap);
-	conf_errors_add(ps->errs, "%s:%u: %s", ps->file, ps->line, buf);
 	ps->nerr++;
 }
 
 static void pwarn(struct ps *ps, const char *fmt, ...)
 {
-	char buf[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vmsg(ps, ps->warns, fmt, ap);
 	va_end(ap);
-	conf_errors_add(ps->warns, "%s:%u: %s", ps->file, ps->line, buf);
-}
-
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
 }
 
 /* --- values --- */
@@ -188,7 +181,7 @@ static int split(char *s, char sep, char **items, int max)
 			*c = '\0';
 		if (n >= max)
 			return -2;
-		items[n] = trim(s);
+		items[n] = str_trim(s);
 		if (!*items[n])
 			return -1;
 		n++;
@@ -225,9 +218,9 @@ static bool parse_ranges(struct ps *ps, const char *key, char *val, struct qos_r
 		dash = strchr(items[i], '-');
 		if (dash)
 			*dash = '\0';
-		if (!num(trim(items[i]), &x->lo) || (dash && !num(trim(dash + 1), &x->hi))) {
-			perr(ps, "%s: '%s%s%s' is not a number or a range", key, trim(items[i]),
-			     dash ? "-" : "", dash ? trim(dash + 1) : "");
+		if (!num(str_trim(items[i]), &x->lo) || (dash && !num(str_trim(dash + 1), &x->hi))) {
+			perr(ps, "%s: '%s%s%s' is not a number or a range", key, str_trim(items[i]),
+			     dash ? "-" : "", dash ? str_trim(dash + 1) : "");
 			return false;
 		}
 		if (!dash)
@@ -417,8 +410,8 @@ static void vlarb_pairs(struct ps *ps, const char *key, char *val)
 			return;
 		}
 		*colon = '\0';
-		if (!parse_one(ps, key, trim(items[i]), 14, "illegal VL", &vl) ||
-		    !parse_one(ps, key, trim(colon + 1), 255, "illegal weight", &w))
+		if (!parse_one(ps, key, str_trim(items[i]), 14, "illegal VL", &vl) ||
+		    !parse_one(ps, key, str_trim(colon + 1), 255, "illegal weight", &w))
 			return;
 	}
 }
@@ -611,7 +604,7 @@ static bool ulp_rule(struct ps *ps, const char *ulp, char *qual, struct qos_rule
 		if (*vals)
 			*vals++ = '\0';
 		q = qual;
-		vals = trim(vals);
+		vals = str_trim(vals);
 	}
 #define IS(u, k) (!strcasecmp(ulp, u) && !strcmp(q, k))
 	if (IS("any", "service-id"))
@@ -647,7 +640,7 @@ static bool ulp_rule(struct ps *ps, const char *ulp, char *qual, struct qos_rule
 
 static void ulp_line(struct ps *ps, char *s)
 {
-	char *colon = strrchr(s, ':'), *comma, *written = xstrdup(trim(s));
+	char *colon = strrchr(s, ':'), *comma, *written = xstrdup(str_trim(s));
 	struct qos_policy *p = ps->p;
 	struct qos_rule r = {0};
 	uint64_t sl;
@@ -658,12 +651,12 @@ static void ulp_line(struct ps *ps, char *s)
 		goto out;
 	}
 	*colon = '\0';
-	if (!parse_one(ps, "qos-ulps", trim(colon + 1), 15, "illegal SL value", &sl))
+	if (!parse_one(ps, "qos-ulps", str_trim(colon + 1), 15, "illegal SL value", &sl))
 		goto out;
 	comma = strchr(s, ',');
 	if (comma)
 		*comma = '\0';
-	s = trim(s);
+	s = str_trim(s);
 	if (!strcasecmp(s, "default") && !comma) {
 		if (ps->ulp_default >= 0)
 			pwarn(ps, "qos-ulps: a second 'default': this one is used");
@@ -671,7 +664,7 @@ static void ulp_line(struct ps *ps, char *s)
 		goto out;
 	}
 	r.line = ps->line;
-	if (!ulp_rule(ps, s, comma ? trim(comma + 1) : NULL, &r) || ps->nulps >= QP_ITEMS_MAX) {
+	if (!ulp_rule(ps, s, comma ? str_trim(comma + 1) : NULL, &r) || ps->nulps >= QP_ITEMS_MAX) {
 		free(r.service_id.v);
 		free(r.pkeys.v);
 		free(r.src_guids.v);
@@ -815,7 +808,7 @@ static void key_line(struct ps *ps, char *s)
 		return;
 	}
 	*colon = '\0';
-	key = trim(s);
+	key = str_trim(s);
 	for (i = 0; key[i]; i++) {
 		if (!islower((unsigned char)key[i]) && !isdigit((unsigned char)key[i]) &&
 		    key[i] != '-') {
@@ -824,11 +817,11 @@ static void key_line(struct ps *ps, char *s)
 		}
 	}
 	switch (ps->s) {
-	case S_GROUP: group_key(ps, key, trim(colon + 1)); break;
-	case S_LEVEL: level_key(ps, key, trim(colon + 1)); break;
-	case S_RULE: rule_key(ps, key, trim(colon + 1)); break;
+	case S_GROUP: group_key(ps, key, str_trim(colon + 1)); break;
+	case S_LEVEL: level_key(ps, key, str_trim(colon + 1)); break;
+	case S_RULE: rule_key(ps, key, str_trim(colon + 1)); break;
 	case S_VLARB_SCOPE:
-	case S_SL2VL_SCOPE: scope_key(ps, key, trim(colon + 1)); break;
+	case S_SL2VL_SCOPE: scope_key(ps, key, str_trim(colon + 1)); break;
 	default: perr(ps, "'%s:' is not expected in %s", key, sect_name[ps->s]); break;
 	}
 }
@@ -839,7 +832,7 @@ static void parse_line(struct ps *ps, char *s)
 
 	if (hash)
 		*hash = '\0';
-	s = trim(s);
+	s = str_trim(s);
 	if (!*s || section_word(ps, s))
 		return;
 	if (ps->s == S_ULPS)

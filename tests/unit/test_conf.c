@@ -996,9 +996,8 @@ static const struct corpus_case corpus[] = {
 	 {"2: port_search_ordering_file: not supported by ibsmd yet, value "
 	  "/etc/opensm/dimn-ports.conf ignored"}},
 	{"routing.conf",
-	 {"7: qos: not supported by ibsmd yet, value TRUE ignored",
-	  "8: qos_policy_file: not supported by ibsmd yet, value /nonexistent/qos-policy.conf "
-	  "ignored"}},
+	 {"7: qos: not supported by ibsmd yet, value TRUE ignored"}},
+	{"bad-qos-policy.conf", {"3: qos: not supported by ibsmd yet, value TRUE ignored"}},
 	{"no-engine.conf", {NULL}},
 	{"bad-partitions.conf", {NULL}},
 };
