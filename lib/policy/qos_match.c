@@ -103,10 +103,9 @@ static uint16_t *part_keys(const struct pkey_partition_info *info, size_t n,
 }
 
 /*
- * What OpenSM says of a match rule's P_Keys when it reads the policy: a
- * P_Key without partition (ERR AC14; here only for single P_Keys, not
- * every value of a range), a partition whose SL the rule's level overrides
- * (ERR AC15).
+ * A single P_Key of a match rule that no partition has: the rule can
+ * still match requests that carry it, but no path will have it. (OpenSM
+ * 3.3.23 says nothing, nor does it change any partition's SL for a rule.)
  */
 static void check_rule_pkeys(const struct qos_policy *p, const struct pkey_partition_info *info,
 			     size_t n, struct conf_errors *warns)
@@ -116,24 +115,17 @@ static void check_rule_pkeys(const struct qos_policy *p, const struct pkey_parti
 
 	for (i = 0; i < p->nrules; i++) {
 		const struct qos_rule *r = &p->rules[i];
-		const struct qos_level *l = r->level >= 0 ? &p->levels[r->level] : NULL;
 
 		for (k = 0; k < r->pkeys.n; k++) {
-			for (j = 0; j < n; j++)
-				if ((info[j].pkey & 0x7fff) >= r->pkeys.v[k].lo &&
-				    (info[j].pkey & 0x7fff) <= r->pkeys.v[k].hi)
-					break;
-			if (j == n && r->pkeys.v[k].lo == r->pkeys.v[k].hi)
-				conf_errors_add(warns, "%s:%u: pkey 0x%04" PRIx64 " in match rule - "
-					       "partition doesn't exist", p->file, r->line,
-					       r->pkeys.v[k].lo);
+			if (r->pkeys.v[k].lo != r->pkeys.v[k].hi)
+				continue;
+			for (j = 0; j < n && (info[j].pkey & 0x7fff) != r->pkeys.v[k].lo; j++)
+				;
+			if (j == n)
+				conf_errors_add(warns, "%s:%u: pkey 0x%04" PRIx64 " in match rule: no "
+					       "such partition in partitions.conf",
+					       p->file, r->line, r->pkeys.v[k].lo);
 		}
-		for (j = 0; l && l->sl_set && j < n; j++)
-			if (qos_ranges_has(&r->pkeys, info[j].pkey & 0x7fff) && info[j].sl != l->sl)
-				conf_errors_add(warns, "%s:%u: pkey 0x%04x in match rule - overriding "
-					       "partition SL (%u) with QoS level SL (%u)",
-					       p->file, r->line, info[j].pkey & 0x7fff,
-					       info[j].sl, l->sl);
 	}
 }
 
@@ -392,21 +384,6 @@ uint16_t qospol_level_pkey(const struct ibsm_qos_policy *qp, const struct qos_le
 			return k;
 	}
 	return 0;
-}
-
-uint8_t qospol_partition_sl(const struct ibsm_qos_policy *qp, uint16_t pkey, uint8_t sl)
-{
-	const struct qos_policy *p = qp ? qp->pol : NULL;
-	unsigned i;
-
-	for (i = 0; p && i < p->nrules; i++) {
-		const struct qos_rule *r = &p->rules[i];
-
-		if (r->level >= 0 && p->levels[r->level].sl_set &&
-		    qos_ranges_has(&r->pkeys, pkey & 0x7fff))
-			sl = p->levels[r->level].sl;
-	}
-	return sl;
 }
 
 void qospol_sl_conflict(struct ibsm_qos_policy *qp, const struct qos_level *l, uint8_t route_sl)
