@@ -133,9 +133,10 @@ static void check_rule_pkeys(const struct qos_policy *p, const struct pkey_parti
 static void bind_parts(struct ibsm_qos_policy *qp, struct qos_policy *p,
 		       struct conf_errors *warns)
 {
-	struct pkey_partition_info *info = xcalloc(QOS_MAX_PARTS, sizeof(*info));
-	size_t n = qp->parts ? MIN(pkey_partitions(qp->parts, info, QOS_MAX_PARTS),
-				   (size_t)QOS_MAX_PARTS) : 0, i;
+	/* how many there are first: asked for none, it does not walk the fabric */
+	size_t max = qp->parts ? MIN(pkey_partitions(qp->parts, NULL, 0), (size_t)QOS_MAX_PARTS) : 0;
+	struct pkey_partition_info *info = xcalloc(max ? max : 1, sizeof(*info));
+	size_t n = max ? MIN(pkey_partitions(qp->parts, info, max), max) : 0, i;
 	unsigned g, k;
 
 	for (g = 0; g < p->ngroups; g++) {
