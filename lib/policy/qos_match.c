@@ -53,6 +53,7 @@ struct ibsm_qos_policy {
 	struct conf_errors last_errs;        /* of the last read that failed */
 	uint64_t loads, failures;
 	bool sl_conflict_logged;
+	bool enabled;                        /* qos TRUE at the last qospol_load */
 };
 
 struct ibsm_qos_policy *qospol_new(const struct ibsm_partitions *parts, uint64_t self)
@@ -234,6 +235,7 @@ int qospol_load(struct ibsm_qos_policy *qp, bool qos, const char *path, bool for
 	FILE *f;
 	int r;
 
+	qp->enabled = qos;
 	if (!qos || !path || !*path) {
 		free(qp->path);
 		qp->path = NULL;
@@ -481,10 +483,11 @@ json_t *qospol_json(const struct ibsm_qos_policy *qp)
 	json_t *o, *levels, *rules;
 	unsigned i;
 
-	o = json_pack("{s:s?, s:s, s:I, s:I, s:o}", "file", qp->path,
+	o = json_pack("{s:b, s:s?, s:s, s:I, s:I, s:o}", "enabled", qp->enabled, "file", qp->path,
 		      "state", p ? (qp->failed ? "previous policy kept (the file has errors)"
 					       : "loaded")
-				 : (qp->failed ? "none (the file has errors)" : "none"),
+				 : (qp->failed ? "none (the file has errors)"
+				    : qp->enabled ? "none" : "none (qos FALSE)"),
 		      "loads", (json_int_t)qp->loads, "failures", (json_int_t)qp->failures,
 		      "errors", names_json(qp->last_errs.msg, (unsigned)qp->last_errs.n));
 	if (!p)

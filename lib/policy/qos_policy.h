@@ -164,8 +164,10 @@ uint16_t qospol_level_pkey(const struct ibsm_qos_policy *qp, const struct qos_le
  */
 void qospol_sl_conflict(struct ibsm_qos_policy *qp, const struct qos_level *l, uint8_t route_sl);
 /*
- * The policy as JSON for `ibsmctl qos` (key "policy"): load state, file,
- * errors, levels and rules (qos-ulps ones included) with hit counts.
+ * The policy as JSON for `ibsmctl qos` (key "policy"): whether qos is on,
+ * load state, file, errors of the last read that failed, port groups,
+ * levels and match rules (qos-ulps ones included) with hit counts, and
+ * whether qos-setup was there (never applied). The caller owns the result.
  */
 json_t *qospol_json(const struct ibsm_qos_policy *qp);
 /*

@@ -550,8 +550,12 @@ static bool leg_sl(const struct pq *pq, const struct leg *g, const struct qos_le
 
 	if (HAS(pq, IBSM_PR_SL)) {
 		*sl = pq->req.sl;
-		if (lsl && l->sl != pq->req.sl)
+		if (lsl && l->sl != pq->req.sl) {
+			log_rl(&path_rl, IBSM_LOG_DEBUG,
+			       "sa: path record sl %u asked for, qos level '%s' has sl %u: no path",
+			       pq->req.sl, l->name, l->sl);
 			return false;
+		}
 		return !g->has_sl || g->sl == pq->req.sl;
 	}
 	if (g->has_sl) {
@@ -737,10 +741,19 @@ static bool pair_pkey(const struct pq *pq, const struct ibsm_port *s, const stru
 		*pkey = pq->req.pkey;
 		if (!(pq->req.pkey & 0x7fff) || !pkey_common(pq->sm->parts, s, d, pq->req.pkey))
 			return false;
-		return !l || !l->pkeys.n || qos_ranges_has(&l->pkeys, pq->req.pkey & 0x7fff);
+		if (!l || !l->pkeys.n || qos_ranges_has(&l->pkeys, pq->req.pkey & 0x7fff))
+			return true;
+		log_rl(&path_rl, IBSM_LOG_DEBUG,
+		       "sa: path record p_key 0x%04x asked for is not one of qos level '%s': no path",
+		       pq->req.pkey, l->name);
+		return false;
 	}
 	if (l && l->pkeys.n) {
 		*pkey = qospol_level_pkey(pq->sm->qospol, l, s, d);
+		if (!*pkey)
+			log_rl(&path_rl, IBSM_LOG_DEBUG,
+			       "sa: ports 0x%016" PRIx64 " and 0x%016" PRIx64 " share no p_key of qos "
+			       "level '%s': no path", s->guid, d->guid, l->name);
 		return *pkey != 0;
 	}
 	*pkey = common;

@@ -605,6 +605,7 @@ END_TEST
 START_TEST(t_load)
 {
 	struct ibsm_qos_policy *qp;
+	json_t *j;
 	struct conf_errors errs = {0}, warns = {0};
 	struct qos_policy *p;
 	FILE *f;
@@ -623,6 +624,12 @@ START_TEST(t_load)
 	ck_assert_uint_eq(errs.n, 2);
 	ck_assert_ptr_nonnull(strstr(errs.msg[0], "/qos-policy.conf:4: sl: illegal SL value 44"));
 	ck_assert_ptr_eq(qospol_policy(qp), p);
+	j = qospol_json(qp);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "state")),
+			 "previous policy kept (the file has errors)");
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "errors")), 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "failures")), 1);
+	json_decref(j);
 	conf_errors_free(&errs);
 	errs = (struct conf_errors){0};
 	/* qos FALSE: no policy, as OpenSM */
@@ -655,6 +662,7 @@ START_TEST(t_json)
 	qp = load_policy(full, 0);
 	j = qospol_json(qp);
 	ck_assert_str_eq(json_string_value(json_object_get(j, "state")), "loaded");
+	ck_assert(json_is_true(json_object_get(j, "enabled")));
 	ck_assert_str_eq(json_string_value(json_object_get(j, "file")), polfile);
 	lv = json_object_get(j, "levels");
 	ru = json_object_get(j, "match_rules");
@@ -675,7 +683,8 @@ START_TEST(t_json)
 	/* no policy */
 	qp = qospol_new(NULL, 0);
 	j = qospol_json(qp);
-	ck_assert_str_eq(json_string_value(json_object_get(j, "state")), "none");
+	ck_assert_str_eq(json_string_value(json_object_get(j, "state")), "none (qos FALSE)");
+	ck_assert(json_is_false(json_object_get(j, "enabled")));
 	json_decref(j);
 	qospol_del(qp);
 }
