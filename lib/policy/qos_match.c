@@ -448,13 +448,12 @@ static json_t *level_json(const struct qos_level *l, bool dflt)
 	return o;
 }
 
-static json_t *rule_json(const struct qos_policy *p, const struct qos_rule *r)
+static json_t *rule_json(const struct qos_rule *r)
 {
 	json_t *o = json_pack("{s:i, s:s?, s:s?, s:s, s:I}", "line", (int)r->line, "use", r->use,
 			      "ulp", r->ulp, "qos_level", r->level_name, "hits",
 			      (json_int_t)r->hits);
 
-	(void)p;
 	json_object_set_new(o, "qos_class", ranges_json(&r->qos_class));
 	json_object_set_new(o, "service_id", ranges_json(&r->service_id));
 	json_object_set_new(o, "pkeys", ranges_json(&r->pkeys));
@@ -497,7 +496,7 @@ json_t *qospol_json(const struct ibsm_qos_policy *qp)
 		json_array_append_new(levels, level_json(&p->levels[i], (int)i == p->default_level));
 	rules = json_array();
 	for (i = 0; i < p->nrules; i++)
-		json_array_append_new(rules, rule_json(p, &p->rules[i]));
+		json_array_append_new(rules, rule_json(&p->rules[i]));
 	json_object_set_new(o, "port_groups", groups_json(p));
 	json_object_set_new(o, "levels", levels);
 	json_object_set_new(o, "match_rules", rules);

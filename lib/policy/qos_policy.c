@@ -60,7 +60,7 @@ static const struct {
 
 /* what an sl2vl-scope or vlarb-scope holds, for its checks */
 struct scope {
-	bool groups, across, across_to, across_from, table, high, low, limit;
+	bool groups, across, across_to, across_from, table;
 };
 
 struct ps {
