@@ -54,6 +54,7 @@ struct ibsm_qos_policy {
 	uint64_t loads, failures;
 	bool sl_conflict_logged;
 	bool enabled;                        /* qos TRUE at the last qospol_load */
+	int open_err;                        /* errno of the last failed open, said once */
 };
 
 struct ibsm_qos_policy *qospol_new(const struct ibsm_partitions *parts, uint64_t self)
@@ -232,6 +233,7 @@ int qospol_load(struct ibsm_qos_policy *qp, bool qos, const char *path, bool for
 		struct conf_errors *errs, struct conf_errors *warns)
 {
 	struct stat st;
+	bool said;
 	FILE *f;
 	int r;
 
@@ -253,9 +255,16 @@ int qospol_load(struct ibsm_qos_policy *qp, bool qos, const char *path, bool for
 			fclose(f);
 		if (r == -ENOENT && !strcmp(path, QOS_DEFAULT_FILE))
 			return drop_policy(qp);
-		conf_errors_add(errs, "cannot read qos_policy_file %s: %s", path, strerror(-r));
-		return r;
+		/* heavy sweeps ask again and again: a file that stays unreadable is said once */
+		said = force || r != qp->open_err;
+		if (said)
+			conf_errors_add(errs, "cannot read qos_policy_file %s: %s", path,
+					strerror(-r));
+		qp->open_err = r;
+		qp->have_st = false;
+		return said ? r : 0;
 	}
+	qp->open_err = 0;
 	if (!force && qp->have_st && same_file(&st, &qp->st)) {
 		fclose(f);
 		/* the partitions may have changed since */

@@ -128,7 +128,8 @@ void qospol_del(struct ibsm_qos_policy *qp);
  * else only when its size, time or inode changed (heavy sweeps). A file
  * with errors keeps the previous policy. Returns 1 when a new policy was
  * taken, 0 when nothing changed, -EINVAL on errors (in errs), -errno when
- * the file cannot be read.
+ * the file cannot be read (said again only when forced or the error
+ * changed; else 0).
  */
 int qospol_load(struct ibsm_qos_policy *qp, bool qos, const char *path, bool force,
 		struct conf_errors *errs, struct conf_errors *warns);

@@ -645,6 +645,9 @@ START_TEST(t_load)
 			 -ENOENT);
 	ck_assert_str_eq(errs.msg[0],
 			 "cannot read qos_policy_file /nonexistent/q.conf: No such file or directory");
+	/* at heavy sweeps (not forced) the same failure is said once */
+	ck_assert_int_eq(qospol_load(qp, true, "/nonexistent/q.conf", false, &errs, &warns), 0);
+	ck_assert_uint_eq(errs.n, 1);
 	conf_errors_free(&errs);
 	conf_errors_free(&warns);
 	qospol_del(qp);
