@@ -119,19 +119,21 @@ for n in $A $B $C $D; do LID[$n]=$(lid_of "$n"); done
 a=${LID[$A]} b=${LID[$B]} c=${LID[$C]} d=${LID[$D]}
 t_info "LIDs: A=$a B=$b C=$c D=$d; D's port GUID $GD"
 
+# the record of $T/$1.sq has SL $2, MTU code $3, rate code $4, lifetime $5
+want_rec() {
+	t_field_eq "$T/$1.sq" sl "$2"
+	t_field_eq "$T/$1.sq" mtu $((0x80 | $3))
+	t_field_eq "$T/$1.sq" rate $((0x80 | $4))
+	t_field_eq "$T/$1.sq" pkt_life $((0x80 | $5))
+}
+
 t_step "the default level: the path's own values"
 sq plain 1 PR --src-to-dst "$a:$c"
-t_field_eq "$T/plain.sq" sl 0
-t_field_eq "$T/plain.sq" mtu 0x84
-t_field_eq "$T/plain.sq" rate 0x83
-t_field_eq "$T/plain.sq" pkt_life $((0x80 | 18))
+want_rec plain 0 4 3 18
 
 t_step "destination by port name: SL 3, MTU 1024, 2.5 Gb/s, lifetime 12"
 sq storage 1 PR --src-to-dst "$a:$b"
-t_field_eq "$T/storage.sq" sl 3
-t_field_eq "$T/storage.sq" mtu 0x83
-t_field_eq "$T/storage.sq" rate 0x82
-t_field_eq "$T/storage.sq" pkt_life $((0x80 | 12))
+want_rec storage 3 3 2 12
 t_field_eq "$T/storage.sq" num_path_revers 0x80 # the way back: DEFAULT
 sq storage.back 1 PR --src-to-dst "$b:$a"
 t_field_eq "$T/storage.back.sq" sl 0
