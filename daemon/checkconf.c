@@ -4,8 +4,8 @@
  * routing engine chain against the installed plug-ins (OpenSM skips an
  * unknown engine and falls back to minhop: a warning; a chain left empty
  * is an error), the GUID files the engines read, partitions.conf, the LFT
- * file and, with qos TRUE, the QoS policy file (only whether it can be
- * read: ibsmd does not parse QoS policies yet), and the files read later
+ * file and, with qos TRUE, the QoS policy file (by the SM's parser:
+ * policy/qos_policy.c), and the files read later
  * by the SM: node_name_map_name, per_module_logging_file,
  * prefix_routes_file and sa_db_file. Those are read by their own parsers
  * (no second parser here) with the log captured, so each warning is the
@@ -33,6 +33,7 @@
 #include "core/util.h"
 #include "model/namemap.h"
 #include "policy/qos_conf.h"
+#include "policy/qos_policy.h"
 #include "route/registry.h"
 #include "sa/sa.h"
 
@@ -185,6 +186,36 @@ static bool file_there(const struct ibsm_conf *c, size_t i, const char *without,
 	return err != ENOENT;
 }
 
+/*
+ * qos_policy_file, by the SM's parser: a bad one does not stop a start
+ * (ibsmd runs without it, or keeps the policy in force on reload), nor
+ * does a missing one (quiet at OpenSM's default path, as OpenSM)
+ */
+static void check_qos_policy(const struct ibsm_conf *c, struct conf_errors *warns)
+{
+	struct conf_errors bad = {0};
+	const char *path = path_of(c, CONF_KEY_qos_policy_file);
+	char at[600];
+	size_t j;
+	int r;
+
+	if (!path)
+		return;
+	where(c, CONF_KEY_qos_policy_file, at, sizeof(at));
+	r = qospol_check(path, &bad, &bad);
+	if (r == -ENOENT && conf_is_default(c, CONF_KEY_qos_policy_file))
+		return;
+	if (r < 0 && r != -EINVAL)
+		conf_errors_add(warns, "%s: cannot read %s: %s (no QoS policy)", at, path,
+				strerror(-r));
+	for (j = 0; j < bad.n; j++)
+		conf_errors_add(warns, "%s: %s", at, bad.msg[j]);
+	if (r == -EINVAL)
+		conf_errors_add(warns, "%s: %s not taken: ibsmd starts without a QoS policy (on "
+			       "reload it keeps the one in force)", at, path);
+	conf_errors_free(&bad);
+}
+
 /* the files the SM reads after the start, by their own readers */
 static void check_sm_files(const struct ibsm_conf *c, struct conf_errors *warns)
 {
@@ -233,9 +264,7 @@ void checkconf_run(const struct ibsm_conf *c, struct conf_errors *errs, struct c
 	check_guid_file(c, CONF_KEY_guid_routing_order_file, warns);
 	check_readable(c, CONF_KEY_lfts_file, "", warns);
 	if (c->qos)
-		check_readable(c, CONF_KEY_qos_policy_file,
-			       " (its contents are not checked: ibsmd does not read QoS policies yet)",
-			       warns);
+		check_qos_policy(c, warns);
 	check_partitions(c, errs);
 	if (all)
 		check_sm_files(c, warns);

@@ -496,7 +496,9 @@ def page(keys, version, sysconfdir):
     a(".BR partition_config_file \", \" lfts_file \"; and \" qos_policy_file")
     a("with")
     a(".BR \"qos TRUE\" ,")
-    a("of which only whether it can be read: ibsmd does not parse QoS policies yet).")
+    a("parsed by the daemon's parser, each of its errors a warning naming its")
+    a("file and line: a start goes on without a policy, see")
+    a(".BR ibsmd\\-qos\\-policy (5)).")
     a("A partitions file that does not parse, and a")
     a(".B routing_engine")
     a("list left with no engine, are errors; a missing partitions file is not (OpenSM")
@@ -661,6 +663,7 @@ def page(keys, version, sysconfdir):
     a(".SH SEE ALSO")
     a(".BR ibsmd (8),")
     a(".BR ibsmctl (1),")
+    a(".BR ibsmd\\-qos\\-policy (5),")
     a(".BR opensm (8)")
     return "\n".join(L) + "\n"
 

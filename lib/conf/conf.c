@@ -287,18 +287,6 @@ int conf_set(struct ibsm_conf *c, const char *key, const char *value, enum conf_
 	return 0;
 }
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
 /* a warning: into w, or to the log when there is no list */
 static void warn_add(struct conf_errors *w, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -434,7 +422,7 @@ static void load_line(struct ibsm_conf *c, const char *path, unsigned lineno, ch
 	/* as OpenSM: '#' starts a comment anywhere, so no value holds one */
 	if ((hash = strchr(s, '#')))
 		*hash = '\0';
-	s = trim(s);
+	s = str_trim(s);
 	if (!*s)
 		return;
 	key = s;
@@ -442,7 +430,7 @@ static void load_line(struct ibsm_conf *c, const char *path, unsigned lineno, ch
 		s++;
 	if (*s)
 		*s++ = '\0';
-	val = unquote(trim(s));
+	val = unquote(str_trim(s));
 	name = key_alias(key);
 	if (!(k = conf_key_find(name))) {
 		if ((hint = conf_key_suggest(key)))
@@ -572,7 +560,7 @@ bool conf_is_default(const struct ibsm_conf *c, size_t i)
 	return same;
 }
 
-/* a value that reads back as itself only inside quotes (unquote() and trim()) */
+/* a value that reads back as itself only inside quotes (unquote() and str_trim()) */
 static bool needs_quotes(const char *v)
 {
 	size_t n = strlen(v);

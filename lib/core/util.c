@@ -474,6 +474,18 @@ int mkdir_p(const char *path, unsigned mode)
 	return err;
 }
 
+char *str_trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
 int parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
 	char *end;

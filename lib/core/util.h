@@ -89,6 +89,9 @@ void atomic_file_abort(struct atomic_file *af);
 /* mkdir -p with the given mode; 0 or negative errno */
 int mkdir_p(const char *path, unsigned mode);
 
+/* s without leading and trailing blanks (in place: the end is cut) */
+char *str_trim(char *s);
+
 /* parse an unsigned integer (decimal, 0x hex or 0 octal) with range check */
 int parse_u64(const char *s, uint64_t max, uint64_t *out);
 

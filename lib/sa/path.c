@@ -53,6 +53,17 @@
  * Linux kernel add a GRH), but for a path to a router (255). With
  * enable_quirks, 1K at most for a Tavor end (tavor_limit).
  *
+ * QoS (qos TRUE and a qos_policy_file, policy/qos_policy.h): each pair
+ * gets the QoS level of its first matching rule (source and destination
+ * groups, QoS class, service ID, P_Key of the request), as OpenSM
+ * 3.3.23's pr_rcv_get_path_parms applies it: MTU and rate become at most
+ * the level's limits, the lifetime is the level's, and only then do the
+ * selectors apply; a P_Key asked for must be among the level's P_Keys,
+ * else the level's P_Keys give it (no path when the ports share none); an
+ * SL asked for must be the level's, else the record has the level's. The
+ * way back is judged under the reverse pair's level. The routing engine's
+ * SL wins over the level's (OpenSM's path_sl hook), logged once.
+ *
  * Selectors (MTU, Rate, PacketLifeTime; only when both the value and its
  * selector are in the component mask, else ignored, as OpenSM): greater
  * than: the path's value must exceed it; less than: the path's value, or
@@ -103,6 +114,7 @@
 #include "model/topo.h"
 #include "policy/alias.h"
 #include "policy/partition.h"
+#include "policy/qos_policy.h"
 #include "route/route_state.h"
 #include "sa/sa.h"
 #include "sa/sa_int.h"
@@ -379,6 +391,12 @@ struct pq {
 	uint64_t sguid, dguid;    /* the GUIDs the records name the ends by (0: the ports') */
 };
 
+/* the QoS levels of a pair of ports, each way (NULL: no policy) */
+struct pair_qos {
+	const struct qos_level *f, *b;
+	bool rev_pkey; /* the way back has a P_Key under its level */
+};
+
 /* enough records: stop looking */
 static bool done(const struct pq *pq)
 {
@@ -519,18 +537,50 @@ static bool select_vals(const struct pq *pq, struct pvals *v)
 	return true;
 }
 
-/* the SL of a leg, false when the request wants another one */
-static bool leg_sl(const struct pq *pq, const struct leg *g, uint8_t *sl)
+/*
+ * The SL of a leg under QoS level l (NULL: none), false when the request
+ * wants another one than the level or the routing engine gives (OpenSM's
+ * ERR 1F1F). The engine's SL (deadlock-free routing) wins over the
+ * level's, as OpenSM's path_sl hook overrides the SL it computed.
+ */
+static bool leg_sl(const struct pq *pq, const struct leg *g, const struct qos_level *l,
+		   uint8_t *sl)
 {
+	bool lsl = l && l->sl_set;
+
 	if (HAS(pq, IBSM_PR_SL)) {
 		*sl = pq->req.sl;
+		if (lsl && l->sl != pq->req.sl) {
+			log_rl(&path_rl, IBSM_LOG_DEBUG,
+			       "sa: path record sl %u asked for, qos level '%s' has sl %u: no path",
+			       pq->req.sl, l->name, l->sl);
+			return false;
+		}
 		return !g->has_sl || g->sl == pq->req.sl;
 	}
-	*sl = g->has_sl ? g->sl : 0;
+	if (g->has_sl) {
+		if (lsl && l->sl != g->sl)
+			qospol_sl_conflict(pq->sm->qospol, l, g->sl);
+		*sl = g->sl;
+		return true;
+	}
+	*sl = lsl ? l->sl : 0;
 	return true;
 }
 
-static struct pvals leg_vals(const struct pq *pq, const struct leg *g, bool loopback)
+/* a QoS level's MTU and rate limits on a leg (before the selectors, as OpenSM) */
+static void leg_limit(struct leg *g, const struct qos_level *l)
+{
+	if (!l)
+		return;
+	if (l->mtu_limit_set && (!g->mtu || g->mtu > l->mtu_limit))
+		g->mtu = l->mtu_limit;
+	if (l->rate_limit_set && (!g->rate || rate_cmp(g->rate, l->rate_limit) > 0))
+		g->rate = l->rate_limit;
+}
+
+static struct pvals leg_vals(const struct pq *pq, const struct leg *g, bool loopback,
+			     const struct qos_level *l)
 {
 	struct pvals v = {
 		.mtu = g->mtu ? g->mtu : 1,
@@ -539,6 +589,8 @@ static struct pvals leg_vals(const struct pq *pq, const struct leg *g, bool loop
 		.life = loopback ? 0 : (uint8_t)MIN(pq->sm->conf->subnet_timeout, 63),
 	};
 
+	if (!loopback && l && l->pkt_life_set)
+		v.life = l->pkt_life;
 	return v;
 }
 
@@ -580,7 +632,7 @@ static bool tavor_limit(const struct pq *pq, const struct ibsm_port *s, const st
  */
 static bool make_path(const struct pq *pq, const struct ibsm_port *s, const struct ibsm_port *d,
 		      uint16_t slid, uint16_t dlid, uint16_t pkey, uint8_t pref,
-		      struct ibsm_path_rec *pr, unsigned *hops)
+		      const struct pair_qos *qq, struct ibsm_path_rec *pr, unsigned *hops)
 {
 	const struct ibsm_sm *sm = pq->sm;
 	bool need_rev = HAS(pq, IBSM_PR_REVERSIBLE) && pq->req.reversible;
@@ -596,9 +648,11 @@ static bool make_path(const struct pq *pq, const struct ibsm_port *s, const stru
 		take_mtu(&f, 3); /* 1024 bytes */
 		take_mtu(&b, 3);
 	}
+	leg_limit(&f, qq->f);
 	if (rev) {
-		bv = leg_vals(pq, &b, loop);
-		rev = leg_sl(pq, &b, &bsl) && select_vals(pq, &bv);
+		leg_limit(&b, qq->b);
+		bv = leg_vals(pq, &b, loop, qq->b);
+		rev = qq->rev_pkey && leg_sl(pq, &b, qq->b, &bsl) && select_vals(pq, &bv);
 	}
 	if (need_rev) {
 		if (!rev)
@@ -609,8 +663,8 @@ static bool make_path(const struct pq *pq, const struct ibsm_port *s, const stru
 		if (b.rate && (!f.rate || rate_cmp(b.rate, f.rate) < 0))
 			f.rate = b.rate;
 	}
-	v = leg_vals(pq, &f, loop);
-	if (!leg_sl(pq, &f, &sl) || !select_vals(pq, &v))
+	v = leg_vals(pq, &f, loop, qq->f);
+	if (!leg_sl(pq, &f, qq->f, &sl) || !select_vals(pq, &v))
 		return false;
 
 	memset(pr, 0, sizeof(*pr));
@@ -663,9 +717,14 @@ static void emit(struct pq *pq, const struct ibsm_path_rec *pr)
 	path_rec_encode(sa_resp_add(pq->r), pr);
 }
 
-/* the P_Key the pair's records carry; false when they may not talk */
+/*
+ * The P_Key the pair's records carry under QoS level l (NULL: none); false
+ * when they may not talk. A level's P_Keys restrict the one asked for
+ * (OpenSM's ERR 1F1D), or give it when none is asked for (ERR 1F1E when
+ * the ports share none of them).
+ */
 static bool pair_pkey(const struct pq *pq, const struct ibsm_port *s, const struct ibsm_port *d,
-		      uint16_t *pkey)
+		      const struct qos_level *l, uint16_t *pkey)
 {
 	uint16_t common;
 
@@ -680,10 +739,55 @@ static bool pair_pkey(const struct pq *pq, const struct ibsm_port *s, const stru
 	}
 	if (HAS(pq, IBSM_PR_PKEY)) {
 		*pkey = pq->req.pkey;
-		return (pq->req.pkey & 0x7fff) && pkey_common(pq->sm->parts, s, d, pq->req.pkey);
+		if (!(pq->req.pkey & 0x7fff) || !pkey_common(pq->sm->parts, s, d, pq->req.pkey))
+			return false;
+		if (!l || !l->pkeys.n || qos_ranges_has(&l->pkeys, pq->req.pkey & 0x7fff))
+			return true;
+		log_rl(&path_rl, IBSM_LOG_DEBUG,
+		       "sa: path record p_key 0x%04x asked for is not one of qos level '%s': no path",
+		       pq->req.pkey, l->name);
+		return false;
+	}
+	if (l && l->pkeys.n) {
+		*pkey = qospol_level_pkey(pq->sm->qospol, l, s, d);
+		if (!*pkey)
+			log_rl(&path_rl, IBSM_LOG_DEBUG,
+			       "sa: ports 0x%016" PRIx64 " and 0x%016" PRIx64 " share no p_key of qos "
+			       "level '%s': no path", s->guid, d->guid, l->name);
+		return *pkey != 0;
 	}
 	*pkey = common;
 	return true;
+}
+
+/* the QoS levels of the pair s -> d, both ways; the reverse way's P_Key */
+static void pair_levels(const struct pq *pq, const struct ibsm_port *s,
+			const struct ibsm_port *d, struct pair_qos *qq)
+{
+	struct qos_req rq = {
+		.src = s,
+		.dst = d,
+		.service_id = pq->req.service_id,
+		.qos_class = pq->req.qos_class,
+		.pkey = pq->req.pkey,
+		.has_sid = HAS2(pq, IBSM_PR_SERVICE_ID_MSB, IBSM_PR_SERVICE_ID_LSB),
+		.has_class = HAS(pq, IBSM_PR_QOS_CLASS),
+		.has_pkey = HAS(pq, IBSM_PR_PKEY),
+	};
+	uint16_t k;
+
+	memset(qq, 0, sizeof(*qq));
+	qq->rev_pkey = true;
+	if (!pq->sm->conf->qos || !qospol_policy(pq->sm->qospol))
+		return;
+	qq->f = qospol_match(pq->sm->qospol, &rq);
+	rq.src = d;
+	rq.dst = s;
+	rq.no_count = true;
+	qq->b = qospol_match(pq->sm->qospol, &rq);
+	/* the way back is reversible only if its own level lets it have a P_Key */
+	if (qq->b != qq->f)
+		qq->rev_pkey = pair_pkey(pq, d, s, qq->b, &k);
 }
 
 /* the LIDs a path may use at end p: the requested one or p's LMC range */
@@ -704,16 +808,20 @@ static unsigned pair_paths(struct pq *pq, const struct ibsm_port *s, const struc
 {
 	struct ibsm_path_rec pr;
 	unsigned s0, s1, d0, d1, i, j, n = 0, hops;
+	struct pair_qos qq;
 	uint16_t pkey;
 
-	if (!max || !pair_pkey(pq, s, d, &pkey))
+	if (!max)
+		return 0;
+	pair_levels(pq, s, d, &qq);
+	if (!pair_pkey(pq, s, d, qq.f, &pkey))
 		return 0;
 	lid_range(pq, s, IBSM_PR_SLID, pq->req.slid, &s0, &s1);
 	lid_range(pq, d, IBSM_PR_DLID, pq->req.dlid, &d0, &d1);
 	/* Preference 0: the same offset on both ends, the paths LMC spreads apart */
 	for (i = 0; n < max && !pq->full && s0 + i <= s1 && d0 + i <= d1; i++) {
-		if (make_path(pq, s, d, (uint16_t)(s0 + i), (uint16_t)(d0 + i), pkey, 0, &pr,
-			      &hops)) {
+		if (make_path(pq, s, d, (uint16_t)(s0 + i), (uint16_t)(d0 + i), pkey, 0, &qq,
+			      &pr, &hops)) {
 			emit(pq, &pr);
 			n++;
 		}
@@ -726,7 +834,7 @@ static unsigned pair_paths(struct pq *pq, const struct ibsm_port *s, const struc
 			if (i == j)
 				continue;
 			if (make_path(pq, s, d, (uint16_t)(s0 + i), (uint16_t)(d0 + j), pkey, 2,
-				      &pr, &hops)) {
+				      &qq, &pr, &hops)) {
 				emit(pq, &pr);
 				n++;
 			}
@@ -966,13 +1074,15 @@ static bool apm_path(struct pq *pq, const struct ibsm_port *s, const struct ibsm
 		     unsigned off, struct ibsm_path_rec *pr, unsigned *hops)
 {
 	unsigned ns = 1u << s->lmc, nd = 1u << d->lmc, tries = MIN(ns, nd), t;
+	struct pair_qos qq;
 	uint16_t pkey;
 
-	if (!pair_pkey(pq, s, d, &pkey))
+	pair_levels(pq, s, d, &qq);
+	if (!pair_pkey(pq, s, d, qq.f, &pkey))
 		return false;
 	for (t = 0; t < tries; t++)
 		if (make_path(pq, s, d, (uint16_t)(s->lid + (off + t) % ns),
-			      (uint16_t)(d->lid + (off + t) % nd), pkey, 0, pr, hops))
+			      (uint16_t)(d->lid + (off + t) % nd), pkey, 0, &qq, pr, hops))
 			return true;
 	return false;
 }

@@ -25,6 +25,7 @@
 #include "policy/partition.h"
 #include "policy/qos_conf.h"
 #include "policy/qos_held.h"
+#include "policy/qos_policy.h"
 #include "report/dump.h"
 #include "route/route_state.h"
 #include "sa/sa.h"
@@ -119,9 +120,36 @@ void sm_save_after_sweep(struct ibsm_sm *sm, const struct ibsm_sweep_result *res
 			 sm->conf->dump_files_dir, strerror(-err));
 }
 
+/*
+ * qos_policy_file: read at start and reload (force), and at heavy sweeps
+ * when it changed; a bad file keeps the policy in force, loudly
+ */
+static void sm_load_qos_policy(struct ibsm_sm *sm, bool force)
+{
+	struct conf_errors errs = {0}, warns = {0};
+	int r = qospol_load(sm->qospol, sm->conf->qos, sm->conf->qos_policy_file, force, &errs,
+			    &warns);
+	size_t i;
+
+	for (i = 0; i < warns.n; i++)
+		log_warnx("%s", warns.msg[i]);
+	for (i = 0; i < errs.n; i++)
+		log_msg(IBSM_LOG_ERROR, "%s", errs.msg[i]);
+	if (r < 0)
+		sm_event(sm, "qos_policy_failed", "qos policy %s not taken (%zu error%s): %s",
+			 sm->conf->qos_policy_file, errs.n, errs.n == 1 ? "" : "s",
+			 qospol_policy(sm->qospol) ? "the previous policy stays in force"
+						   : "no QoS policy in force");
+	else if (r > 0 && qospol_policy(sm->qospol))
+		sm_event(sm, "qos_policy", "qos policy %s loaded", sm->conf->qos_policy_file);
+	conf_errors_free(&errs);
+	conf_errors_free(&warns);
+}
+
 /* a heavy sweep covers every region and what a light one would see */
 static void begin_heavy(struct ibsm_sm *sm)
 {
+	sm_load_qos_policy(sm, false);
 	sm->want_heavy = false;
 	sm->want_light = false;
 	sm->want_region = false;
@@ -296,6 +324,7 @@ void sm_apply_conf(struct ibsm_sm *sm, struct ibsm_conf *conf)
 	conf_errors_free(&errs);
 	sm->conf = conf;
 	sm_load_names(sm);
+	sm_load_qos_policy(sm, true);
 	xport_set_params(sm->xport, (unsigned)conf->max_wire_smps,
 			 (unsigned)conf->transaction_timeout, (unsigned)conf->transaction_retries);
 	sm_xport_limits(sm);
@@ -341,6 +370,7 @@ struct ibsm_sm *sm_new(struct event_base *base, struct ibsm_conf *conf, struct i
 	sm->mcast = mcast_new(sm);
 	sm->aliases = alias_new(sm);
 	sm->qos_held = qos_held_new();
+	sm->qospol = qospol_new(sm->parts, port_guid);
 	sm->dump = dump_new();
 	sm->babble = babble_new();
 	events_init(&sm->events, 1000);
@@ -386,6 +416,8 @@ void sm_del(struct ibsm_sm *sm)
 	sm->mcast = NULL;
 	babble_del(sm->babble);
 	sm->babble = NULL;
+	qospol_del(sm->qospol);
+	sm->qospol = NULL;
 	pkey_del(sm->parts);
 	qos_held_del(sm->qos_held);
 	sm->qos_held = NULL;

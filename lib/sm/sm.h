@@ -37,6 +37,7 @@ struct ibsm_aliases;
 struct qos_held;
 struct ibsm_smstate;
 struct ibsm_dump;
+struct ibsm_qos_policy;
 
 /* what one sweep did */
 struct ibsm_sweep_result {
@@ -118,6 +119,7 @@ struct ibsm_sm {
 	struct ibsm_namemap *names;    /* owned: node_name_map_name (namemap.c), or NULL */
 	struct ibsm_aliases *aliases;  /* alias GUIDs (alias.c) */
 	struct qos_held *qos_held;     /* owned: QoS tables ports hold (qos_held.c) */
+	struct ibsm_qos_policy *qospol; /* owned: qos_policy_file in force (qos_match.c) */
 	struct ibsm_sm_stats stats;
 	struct ibsm_sweep_result last_heavy;
 	struct ibsm_sweep_result last_light;

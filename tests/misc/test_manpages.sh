@@ -28,7 +28,7 @@ page() {
 render() { groff -man -Tascii -P-c -P-b -P-o -P-u "$1" 2>/dev/null; }
 
 declare -A P
-for name in ibsmd.8 ibsmd.conf.5 ibsmctl.1; do
+for name in ibsmd.8 ibsmd.conf.5 ibsmctl.1 ibsmd-qos-policy.5; do
 	if ! P[$name]=$(page "$name"); then
 		fail "$name: not built (looked in $top_builddir/man and $top_srcdir/man)"
 		continue

@@ -997,16 +997,14 @@ static const struct corpus_case corpus[] = {
 	 {"2: port_search_ordering_file: not supported by ibsmd yet, value "
 	  "/etc/opensm/dimn-ports.conf ignored"}},
 	{"routing.conf",
-	 {"8: qos_policy_file: not supported by ibsmd yet, value /nonexistent/qos-policy.conf "
-	  "ignored"}},
+	 {NULL}},
+	{"bad-qos-policy.conf", {NULL}},
 	{"no-engine.conf", {NULL}},
 	{"bad-partitions.conf", {NULL}},
 	/* the table strings are checked by qos_conf.c (test_qos_conf), the numbers here */
 	{"qos-values.conf",
 	 {"7: qos_max_vls: 16 is out of range [0, 15], using the default 0",
-	  "8: qos_rtr_high_limit: 300 is out of range [-1, 255], using the default -1",
-	  "10: qos_policy_file: not supported by ibsmd yet, value /nonexistent/qos-policy.conf "
-	  "ignored"}},
+	  "8: qos_rtr_high_limit: 300 is out of range [-1, 255], using the default -1"}},
 };
 
 /* what each file must read as, beyond its warnings */

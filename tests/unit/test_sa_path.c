@@ -25,6 +25,7 @@
 #include "mad/sa_wire.h"
 #include "mad/smp.h"
 #include "pkeywrap.h"
+#include "policy/qos_policy.h"
 #include "route/route_state.h"
 #include "sa/sa.h"
 #include "sa/sa_int.h"
@@ -1026,6 +1027,164 @@ START_TEST(t_rate_original)
 }
 END_TEST
 
+/* --- QoS policy (policy/qos_policy.h) --- */
+
+/* qos TRUE and the policy text as qos_policy_file, read now */
+static void qos_policy(const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/qos-policy.conf", e.dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	ck_assert_int_eq(conf_set(e.sm->conf, "qos", "TRUE", CONF_FROM_SET, 0, NULL, 0), 0);
+	ck_assert_int_eq(conf_set(e.sm->conf, "qos_policy_file", path, CONF_FROM_SET, 0, NULL, 0),
+			 0);
+	ck_assert_int_eq(qospol_load(e.sm->qospol, true, path, true, NULL, NULL), 1);
+}
+
+/* h4 is storage (by port GUID), service ID 0x100 bulk, QoS class 3 a partition nobody has */
+static const char qos_text[] =
+	"port-groups\n"
+	"  port-group\n    name: storage\n    port-guid: %s\n  end-port-group\n"
+	"end-port-groups\n"
+	"qos-levels\n"
+	"  qos-level\n    name: DEFAULT\n    sl: 0\n  end-qos-level\n"
+	"  qos-level\n    name: storage\n    sl: 3\n    mtu-limit: 3\n    rate-limit: 2\n"
+	"    packet-life: 10\n  end-qos-level\n"
+	"  qos-level\n    name: bulk\n    sl: 5\n    pkey: 0x7fff\n  end-qos-level\n"
+	"  qos-level\n    name: elsewhere\n    sl: 6\n    pkey: 0x1234\n  end-qos-level\n"
+	"end-qos-levels\n"
+	"qos-match-rules\n"
+	"  qos-match-rule\n    service-id: 0x100\n    qos-level-name: bulk\n"
+	"  end-qos-match-rule\n"
+	"  qos-match-rule\n    qos-class: 3\n    qos-level-name: elsewhere\n"
+	"  end-qos-match-rule\n"
+	"  qos-match-rule\n    destination: storage\n    qos-level-name: storage\n"
+	"  end-qos-match-rule\n"
+	"end-qos-match-rules\n"
+	"qos-ulps\n  any, pkey 0x7fff : 7\nend-qos-ulps\n";
+
+START_TEST(t_qos)
+{
+	struct ibsm_path_rec q = {0};
+	const struct ibsm_path_rec *pr;
+	struct qos_policy *pol;
+	char text[sizeof(qos_text) + 32], guid[24];
+	struct answer a;
+
+	up(NULL);
+	snprintf(guid, sizeof(guid), "0x%016llx", (unsigned long long)guid_of(H4));
+	snprintf(text, sizeof(text), qos_text, guid);
+	qos_policy(text);
+	pol = qospol_policy(e.sm->qospol);
+	/* the level of the destination group: SL, MTU and rate limits, lifetime */
+	get_lids(H1, H4, 0, &q, &a);
+	pr = one(&a);
+	ck_assert_uint_eq(pr->sl, 3);
+	ck_assert_uint_eq(pr->mtu, 3);
+	ck_assert_uint_eq(pr->rate, 2);
+	ck_assert_uint_eq(pr->pkt_life, 10);
+	ck_assert(pr->reversible); /* the way back: DEFAULT */
+	ck_assert_uint_eq(pol->rules[2].hits, 1);
+	/* MultiPathRecord alike */
+	pr = mpr_one(H1, H4, &a);
+	ck_assert_uint_eq(pr->sl, 3);
+	ck_assert_uint_eq(pr->mtu, 3);
+	/* the default level elsewhere: the path's own values */
+	get_lids(H1, H2, 0, &q, &a);
+	pr = one(&a);
+	ck_assert_uint_eq(pr->sl, 0);
+	ck_assert_uint_eq(pr->mtu, 4);
+	ck_assert_uint_eq(pr->rate, 3);
+	ck_assert_uint_eq(pr->pkt_life, 18);
+	/* the selectors come after the limits (as OpenSM): exactly 2048 is not there */
+	q.mtu_selector = SEL_EQ;
+	q.mtu = 4;
+	get_lids(H1, H4, C(MTU_SELECTOR) | C(MTU), &q, &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_NO_RECORDS);
+	q.mtu_selector = SEL_LT;
+	get_lids(H1, H4, C(MTU_SELECTOR) | C(MTU), &q, &a);
+	ck_assert_uint_eq(one(&a)->mtu, 3);
+	memset(&q, 0, sizeof(q));
+	/* an SL asked for must be the level's (OpenSM's ERR 1F1F) */
+	q.sl = 1;
+	get_lids(H1, H4, C(SL), &q, &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_NO_RECORDS);
+	q.sl = 3;
+	get_lids(H1, H4, C(SL), &q, &a);
+	ck_assert_uint_eq(one(&a)->sl, 3);
+	/* by service ID (both halves): the level's P_Keys give the P_Key */
+	memset(&q, 0, sizeof(q));
+	q.service_id = 0x100;
+	get_lids(H1, H2, C(SERVICE_ID_MSB) | C(SERVICE_ID_LSB), &q, &a);
+	pr = one(&a);
+	ck_assert_uint_eq(pr->sl, 5);
+	ck_assert_uint_eq(pr->pkey, 0xffff);
+	/* by QoS class: a level whose P_Keys the ports do not share (ERR 1F1E) */
+	memset(&q, 0, sizeof(q));
+	q.qos_class = 3;
+	get_lids(H1, H2, C(QOS_CLASS), &q, &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_NO_RECORDS);
+	/* a P_Key asked for must be one of the level's (ERR 1F1D) */
+	q.pkey = 0xffff;
+	get_lids(H1, H2, C(QOS_CLASS) | C(PKEY), &q, &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_NO_RECORDS);
+	/* a P_Key alone: the qos-ulps rule after the match rules */
+	get_lids(H1, H2, C(PKEY), &q, &a);
+	ck_assert_uint_eq(one(&a)->sl, 7);
+	/* a table: every record of a pair by its own level */
+	memset(&q, 0, sizeof(q));
+	gid_of(H4, q.dgid);
+	ask(lid_of(H1), IBSM_METHOD_GET_TABLE, C(DGID), &q, &a);
+	ck_assert_uint_eq(a.status, 0);
+	ck_assert_uint_ge(a.n, 4);
+	for (size_t i = 0; i < a.n; i++)
+		ck_assert_uint_eq(a.pr[i].sl, 3);
+	/* qos FALSE: the policy is not asked */
+	e.sm->conf->qos = false;
+	memset(&q, 0, sizeof(q));
+	get_lids(H1, H4, 0, &q, &a);
+	ck_assert_uint_eq(one(&a)->sl, 0);
+	ck_assert_uint_eq(one(&a)->mtu, 4);
+	down();
+}
+END_TEST
+
+/* the routing engine's SL wins over the level's; an SL asked for must suit both */
+START_TEST(t_qos_route_sl)
+{
+	struct ibsm_path_rec q = {0};
+	struct ibsm_routes *r;
+	char text[sizeof(qos_text) + 32], guid[24];
+	struct answer a;
+	uint32_t i;
+
+	up(NULL);
+	snprintf(guid, sizeof(guid), "0x%016llx", (unsigned long long)guid_of(H4));
+	snprintf(text, sizeof(text), qos_text, guid);
+	qos_policy(text);
+	r = (struct ibsm_routes *)route_state_routes(e.sm->route);
+	r->sl = xcalloc((size_t)r->nsw * r->stride, 1);
+	r->num_vls = 4;
+	for (i = 0; i < r->nsw; i++)
+		r->sl[(size_t)i * r->stride + lid_of(H4)] = 1;
+	get_lids(H1, H4, 0, &q, &a);
+	ck_assert_uint_eq(one(&a)->sl, 1);
+	ck_assert_uint_eq(one(&a)->mtu, 3); /* the rest of the level still applies */
+	q.sl = 3;
+	get_lids(H1, H4, C(SL), &q, &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_NO_RECORDS);
+	q.sl = 1;
+	get_lids(H1, H4, C(SL), &q, &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_NO_RECORDS);
+	down();
+}
+END_TEST
+
 static Suite *sa_path_suite(void)
 {
 	Suite *s = suite_create("sa_path");
@@ -1033,7 +1192,8 @@ static Suite *sa_path_suite(void)
 			       CHECK_TESTS(t_by_lids, t_by_gids, t_one_end, t_mtu_min, t_rate,
 					   t_selectors, t_insufficient, t_echo, t_no_partition,
 					   t_no_route, t_sl, t_multipath, t_multipath_lmc,
-					   t_tavor_quirk, t_rate_original_map, t_rate_original));
+					   t_tavor_quirk, t_rate_original_map, t_rate_original,
+					   t_qos, t_qos_route_sl));
 
 	tcase_add_loop_test(tc, t_lmc, 0, 2);
 	return s;
