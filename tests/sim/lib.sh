@@ -69,6 +69,8 @@
 #   expect_rc RC CMD...       CMD must exit RC (its output in $T/rc.out)
 #   sa_tools_init             SA_CLIENT (tests/tools/sa_client) and MCTOOL; skips without them
 #   t_lids_same A B           two LID snapshots must be equal
+#   fields_diff A B           "KEY... VALUE" lines of OpenSM (A) and ibsmd (B): each key whose
+#                             value differs, as "KEY: OpenSM X, ibsmd Y"; 1 when any
 #   t_lids_match_sm           ibnetdiscover LIDs == the SM's own node list
 #   t_sminfo_master [GUID]    sminfo must name GUID (default: sm_port_guid) as master
 #   fabric_test NETFILE [JUDGE_ARGS]  the standard fabric test (see below)
@@ -707,6 +709,18 @@ t_lids_same() {
 	local out
 	out=$("$PYTHON" "$SIMTOOL" lids-diff "$1" "$2" 2>&1) || t_fail "$out"
 	t_info "$out"
+}
+
+# the value is a line's last word, the key the words before it; a key one side lacks shows
+# "(not read)" there; A's order, then B's extra keys
+fields_diff() {
+	awk '{ v = $NF; k = $0; sub(/[ \t]+[^ \t]+[ \t]*$/, "", k) }
+		FNR == NR { a[k] = v; if (!(k in seen)) { seen[k] = 1; order[++n] = k }; next }
+		{ b[k] = v; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
+		END { for (i = 1; i <= n; i++) { k = order[i]
+			x = (k in a) ? a[k] : "(not read)"; y = (k in b) ? b[k] : "(not read)"
+			if (x != y) { print k ": OpenSM " x ", ibsmd " y; bad = 1 } }
+			exit bad }' "$1" "$2"
 }
 
 t_lids_match_sm() {

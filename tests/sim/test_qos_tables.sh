@@ -165,12 +165,7 @@ bring_up() {
 FAILED=
 compare() {
 	local c=$1
-	if ! awk 'FNR == NR { k = $1 " " $2 " " $3; osm[k] = $4; order[++n] = k; next }
-		{ k = $1 " " $2 " " $3; ib[k] = $4; if (!(k in osm)) order[++n] = k }
-		END { for (i = 1; i <= n; i++) { k = order[i]
-			o = (k in osm) ? osm[k] : "(not read)"; b = (k in ib) ? ib[k] : "(not read)"
-			if (o != b) { print k ": OpenSM " o ", ibsmd " b; bad++ } }
-			exit bad > 0 }' "$T/osm-$c.txt" "$T/ibsmd-$c.txt" >"$T/diff-$c.txt"; then
+	if ! fields_diff "$T/osm-$c.txt" "$T/ibsmd-$c.txt" >"$T/diff-$c.txt"; then
 		t_info "case $c: ibsmd programs $(wc -l <"$T/diff-$c.txt") of \
 $(wc -l <"$T/osm-$c.txt") fields otherwise than OpenSM:" >&2
 		head -60 "$T/diff-$c.txt" >&2
