@@ -298,29 +298,6 @@ daemon_up() {
 	sim_run ibnetdiscover >"$T/ibnd" || t_fail "ibnetdiscover failed"
 }
 
-# compare PHASE: $T/osm-PHASE.txt and $T/ibsmd-PHASE.txt field by field; a difference goes
-# to FAILED with the first 60 lines shown
-FAILED=
-compare() {
-	local p=$1
-	if ! fields_diff "$T/osm-$p.txt" "$T/ibsmd-$p.txt" >"$T/diff-$p.txt"; then
-		t_info "$p: ibsmd answers $(wc -l <"$T/diff-$p.txt") of $(wc -l <"$T/osm-$p.txt") fields otherwise than OpenSM:" >&2
-		head -60 "$T/diff-$p.txt" >&2
-		FAILED+=" $p"
-		return 0
-	fi
-	t_info "$p: $(wc -l <"$T/osm-$p.txt") fields equal"
-}
-
-expect() {
-	grep -qxF "$2" "$T/osm-$1.txt" || t_fail "$1: OpenSM's answers have no line '$2'"
-}
-expect_all() {
-	local p=$1 l
-	shift
-	for l in "$@"; do expect "$p" "$l"; done
-}
-
 # phase WHICH: the policy phase with WHICH, answers in $T/WHICH-policy.txt, $T/WHICH-mc.txt
 phase() {
 	local w=$1 tag=$1
@@ -344,26 +321,26 @@ phase() {
 phase opensm
 grep -q 'Loading QoS policy file' "$T/osm-policy.smlog" && ! grep -q 'ERR AC' "$T/osm-policy.smlog" ||
 	t_fail "OpenSM did not load the policy cleanly: $(grep 'ERR AC' "$T/osm-policy.smlog")"
-expect_all policy "pr_default sl 0x1" "pr_dst_guid sl 0x2" "pr_dst_guid mtu 0x83" \
+ref_expect policy "pr_default sl 0x1" "pr_dst_guid sl 0x2" "pr_dst_guid mtu 0x83" \
 	"pr_dst_guid rate 0x82" "pr_dst_guid pkt_life 0x8C" "pr_src_name sl 0x3" \
 	"pr_pkey sl 0x4" "pr_sid sl 0x5" "pr_sid mtu 0x82" "pr_class sl 0x6" "pr_class rate 0x82" \
 	"pr_src_part sl 0x7" "pr_dst_sw sl 0x8" "pr_ulp_tguid sl 0x9" "pr_ulp_ipoib sl 0xB" \
 	"pr_sl_bad record none" "pr_sl_same sl 0x2" "pr_sl_same num_path_revers 0x0" \
 	"pr_mtu_over record none" "pr_rate_over record none" "pr_dst_sw pkt_life 0x94"
-expect_all mc "group ff12:401b:8001::ffff:ffff SL 0x0" "group ff12:401b:ffff::ffff:ffff SL 0x0" \
+ref_expect mc "group ff12:401b:8001::ffff:ffff SL 0x0" "group ff12:401b:ffff::ffff:ffff SL 0x0" \
 	"join_plain sl 0" "join_sl status 0x0200" "join_part status 0x0000" "join_part sl 0"
-expect_all bad "bad_default sl 0x0" "bad_sl sl 0x2"
+ref_expect bad "bad_default sl 0x0" "bad_sl sl 0x2"
 grep -q 'ERR AC05: Syntax error (line 34:' "$T/osm-bad.smlog" && grep -q 'ERR AC03' "$T/osm-bad.smlog" ||
 	t_fail "OpenSM did not report the bad policy as expected: $(grep 'ERR AC' "$T/osm-bad.smlog")"
 if [ "${QOS_OPENSM_ONLY:-0}" != 1 ]; then
 	phase ibsmd
-	compare policy
-	compare mc
-	compare bad
+	ref_compare policy
+	ref_compare mc
+	ref_compare bad
 	if ! grep -q "$(basename "$BAD"):34" "$T/ibsmd-bad.smlog"; then
 		t_info "ibsmd's log does not name $(basename "$BAD"):34 (the syntax error)" >&2
-		FAILED+=" bad-policy-message"
+		REF_FAILED+=" bad-policy-message"
 	fi
 fi
-[ -z "$FAILED" ] || t_fail "ibsmd's SA answers under QoS differ from OpenSM's in:$FAILED (above)"
+[ -z "$REF_FAILED" ] || t_fail "ibsmd's SA answers under QoS differ from OpenSM's in:$REF_FAILED (above)"
 t_info "ok"

@@ -21,7 +21,7 @@
 #      (QoS before the link manager's PortInfo Sets) that a second sweep undoes; ibsmd need
 #      not copy it, so that first state is not compared
 #   e) qos FALSE with every class's keys set, max_op_vls 3: no table is touched
-# Every case also checks that OpenSM's reading shows the case's keys (expect), so two
+# Every case also checks that OpenSM's reading shows the case's keys (ref_expect), so two
 # untouched fabrics can not compare equal.
 #
 # The fabric (below): CAs H1 (two ports, both linked; the SM runs on port 1), H2, H3, a
@@ -159,28 +159,6 @@ bring_up() {
 	t_info "$which: $(wc -l <"$T/$name.txt") fields read back"
 }
 
-# compare CASE: OpenSM's reading and ibsmd's are equal; else every field that differs is
-# listed as "NODE/PORT TABLE FIELD: OpenSM X, ibsmd Y" (the first 60; all in
-# $T/diff-CASE.txt) and the case is added to FAILED
-FAILED=
-compare() {
-	local c=$1
-	if ! fields_diff "$T/osm-$c.txt" "$T/ibsmd-$c.txt" >"$T/diff-$c.txt"; then
-		t_info "case $c: ibsmd programs $(wc -l <"$T/diff-$c.txt") of \
-$(wc -l <"$T/osm-$c.txt") fields otherwise than OpenSM:" >&2
-		head -60 "$T/diff-$c.txt" >&2
-		FAILED+=" $c"
-		return 0
-	fi
-	t_info "case $c: $(wc -l <"$T/osm-$c.txt") fields equal"
-}
-
-# expect CASE LINE: OpenSM's reading has LINE (the case's keys took effect at all: the
-# comparison is not between two untouched fabrics)
-expect() {
-	grep -qxF "$2" "$T/osm-$1.txt" || t_fail "case $1: OpenSM's reading has no line '$2'"
-}
-
 # run_case CASE CONF [RUNS]: both SMs (each RUNS times -o, default once), then the
 # comparison
 run_case() {
@@ -188,7 +166,7 @@ run_case() {
 	bring_up "osm-$1" opensm "$2" "${3:-1}"
 	[ "${QOS_OPENSM_ONLY:-0}" = 1 ] && return 0
 	bring_up "ibsmd-$1" ibsmd "$2" "${3:-1}"
-	compare "$1"
+	ref_compare "$1"
 }
 
 NOPOLICY="qos_policy_file $T/absent-qos-policy.conf"
@@ -293,20 +271,13 @@ qos_ca_vlarb_low 0:1,1:2,2:3,3:4,4:5,5:6,6:7,7:8"
 KEYS_E="${KEYS_B/qos TRUE/qos FALSE}
 max_op_vls 3"
 
-# expect_all CASE LINE...: OpenSM's reading has every LINE
-expect_all() {
-	local c=$1 l
-	shift
-	for l in "$@"; do expect "$c" "$l"; done
-}
-
 on() { case ${QOS_CASES:-abcde} in *$1*) return 0 ;; esac; return 1; }
 
 if on a; then
 	run_case a "$KEYS_A"
 	# VL 9-14 masked to the port's VL0-7 (9 -> 1), VL 15 kept; ports without a cable and
 	# the base port 0 untouched as output ports
-	expect_all a "S1/3 sl2vl(in=1) SL8 1" "S1/3 sl2vl(in=1) SL14 15" "S1/0 sl2vl(in=4) SL9 2" \
+	ref_expect a "S1/3 sl2vl(in=1) SL8 1" "S1/3 sl2vl(in=1) SL14 15" "S1/0 sl2vl(in=4) SL9 2" \
 		"H1/2 sl2vl(in=0) SL13 6" "S1/4 sl2vl(in=1) SL8 8" "S2/0 sl2vl(in=1) SL8 8" \
 		"H2/1 vlarb-high[1] VL:weight 0x1:0x14" "R1/1 vlarb-low[0] VL:weight 0x7:0x1" \
 		"S2/6 vlarb-low[1] VL:weight 0x1:0x4" "S2/0 vlarb - none(BSP0)"
@@ -315,7 +286,7 @@ if on b; then
 	run_case b "$KEYS_B"
 	# each class its own keys; the enhanced port 0 gets the sw0 table for in 0 only, the
 	# swe one from the other input ports; keys left out come from the general ones
-	expect_all b "H1/2 sl2vl(in=0) SL0 1" "R1/1 sl2vl(in=0) SL0 2" "S1/0 sl2vl(in=0) SL0 3" \
+	ref_expect b "H1/2 sl2vl(in=0) SL0 1" "R1/1 sl2vl(in=0) SL0 2" "S1/0 sl2vl(in=0) SL0 3" \
 		"S1/0 sl2vl(in=1) SL0 7" "S2/5 sl2vl(in=0) SL0 7" "S1/0 vlarb-low[0] VL:weight 0x3:0x21" \
 		"S1/0 vlarb-high[0] VL:weight 0x0:0x1" "S1/0 vlarb-high[4] VL:weight 0x0:0x0" \
 		"H1/1 vlarb-low[0] VL:weight 0x0:0x9" "H1/1 vlarb-high[0] VL:weight 0x1:0xB" \
@@ -325,7 +296,7 @@ if on c; then
 	run_case c "$KEYS_C"
 	grep -q 'Loading QoS policy file' "$T/osm-c.smlog" && ! grep -q 'ERR AC' "$T/osm-c.smlog" ||
 		t_fail "case c: OpenSM did not load the policy file cleanly: $(grep AC "$T/osm-c.smlog")"
-	expect_all c "S1/3 sl2vl(in=1) SL8 1" "H2/1 sl2vl(in=0) SL1 1" \
+	ref_expect c "S1/3 sl2vl(in=1) SL8 1" "H2/1 sl2vl(in=0) SL1 1" \
 		"H2/1 vlarb-high[0] VL:weight 0x0:0xA" "S1/1 vlarb-low[2] VL:weight 0x5:0x3"
 fi
 if on d; then
@@ -333,14 +304,14 @@ if on d; then
 	# operational VLs they had before it set OperVLs (VL0-7 here), the end ports by the new
 	# ones; the second sweep masks all by VL0-1. The state after the second is compared
 	run_case d "$KEYS_D" 2
-	expect_all d "H1/1 sl2vl(in=0) SL2 0" "S1/3 sl2vl(in=2) SL3 1" "S1/0 sl2vl(in=0) SL8 1" \
+	ref_expect d "H1/1 sl2vl(in=0) SL2 0" "S1/3 sl2vl(in=2) SL3 1" "S1/0 sl2vl(in=0) SL8 1" \
 		"S1/1 portinfo OperVLs VL0-1" "S1/4 portinfo OperVLs VL0-7" \
 		"R1/1 vlarb-low[0] VL:weight 0x1:0x1" "H1/1 vlarb-low[2] VL:weight 0x0:0x3"
 fi
 if on e; then
 	run_case e "$KEYS_E"
-	expect_all e "H1/1 sl2vl(in=0) SL8 8" "S1/0 sl2vl(in=0) SL9 9" "S1/1 portinfo OperVLs VL0-3" \
+	ref_expect e "H1/1 sl2vl(in=0) SL8 8" "S1/0 sl2vl(in=0) SL9 9" "S1/1 portinfo OperVLs VL0-3" \
 		"H1/1 vlarb-low[1] VL:weight 0x1:0x4" "S1/1 vlarb-high[0] VL:weight 0x0:0x4"
 fi
-[ -z "$FAILED" ] || t_fail "ibsmd's QoS tables differ from OpenSM's in case(s)$FAILED (above)"
+[ -z "$REF_FAILED" ] || t_fail "ibsmd's QoS tables differ from OpenSM's in case(s)$REF_FAILED (above)"
 t_info "ok"
