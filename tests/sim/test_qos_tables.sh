@@ -7,7 +7,7 @@
 # compared field by field. Every case runs; each difference is listed as
 # "NODE/PORT TABLE FIELD: OpenSM X, ibsmd Y" (e.g. "S1/3 sl2vl(in=1) SL8: OpenSM 1, ibsmd 8":
 # switch S1, output port 3, input port 1), then the test fails naming the cases.
-# Cases (QOS_CASES=abcde picks some; QOS_OPENSM_ONLY=1 runs the OpenSM half alone):
+# Cases (QOS_CASES=abcdef picks some; QOS_OPENSM_ONLY=1 runs the OpenSM half alone):
 #   a) the general keys: qos TRUE, qos_max_vls 8, qos_high_limit 4, qos_vlarb_high/low,
 #      qos_sl2vl naming VLs above the ports' operational VL0-7, and VL 15
 #   b) the per-class keys _ca, _sw0, _swe, _rtr, each class different, some keys of a class
@@ -21,6 +21,8 @@
 #      (QoS before the link manager's PortInfo Sets) that a second sweep undoes; ibsmd need
 #      not copy it, so that first state is not compared
 #   e) qos FALSE with every class's keys set, max_op_vls 3: no table is touched
+#   f) qos TRUE and no other key: OpenSM's defaults (equal to ibsim's initial tables but for
+#      SL 8-14 -> VL 8-14, masked to VL 0-6, and SL 15 -> VL 7)
 # Every case also checks that OpenSM's reading shows the case's keys (ref_expect), so two
 # untouched fabrics can not compare equal.
 #
@@ -271,7 +273,7 @@ qos_ca_vlarb_low 0:1,1:2,2:3,3:4,4:5,5:6,6:7,7:8"
 KEYS_E="${KEYS_B/qos TRUE/qos FALSE}
 max_op_vls 3"
 
-on() { case ${QOS_CASES:-abcde} in *$1*) return 0 ;; esac; return 1; }
+on() { case ${QOS_CASES:-abcdef} in *$1*) return 0 ;; esac; return 1; }
 
 if on a; then
 	run_case a "$KEYS_A"
@@ -312,6 +314,12 @@ if on e; then
 	run_case e "$KEYS_E"
 	ref_expect e "H1/1 sl2vl(in=0) SL8 8" "S1/0 sl2vl(in=0) SL9 9" "S1/1 portinfo OperVLs VL0-3" \
 		"H1/1 vlarb-low[1] VL:weight 0x1:0x4" "S1/1 vlarb-high[0] VL:weight 0x0:0x4"
+fi
+if on f; then
+	run_case f "qos TRUE
+$NOPOLICY"
+	ref_expect f "S1/3 sl2vl(in=1) SL8 0" "S1/0 sl2vl(in=0) SL14 6" "H1/1 sl2vl(in=0) SL15 7" \
+		"H1/1 vlarb-high[0] VL:weight 0x0:0x4" "S1/1 vlarb-low[1] VL:weight 0x1:0x4"
 fi
 [ -z "$REF_FAILED" ] || t_fail "ibsmd's QoS tables differ from OpenSM's in case(s)$REF_FAILED (above)"
 t_info "ok"
