@@ -22,6 +22,9 @@
 #   pr_sid       H1->H2 --service_id 0x1010  service-id range        BySid (sl 5, mtu 512)
 #   pr_class     H1->H2 --qos_class 4        qos-class 4             ByClass (sl 6, 2.5 Gb/s)
 #   pr_src_part  H3->H1                      source StoragePart      ByPart (sl 7)
+#   pr_lvl_pkey  H4->H3                      source and destination  InPart (sl 12, the
+#                                            StoragePart             level's P_Key: OpenSM
+#                                                                    answers 0x0001, full bit off)
 #   pr_dst_sw    H1->S2                      destination Switches    ToSwitch (sl 8, life 20)
 #   pr_ulp_tguid H1->H3                      qos-ulps target guid    sl 9
 #   pr_ulp_ipoib H1->H2 --pkey 0x7fff        qos-ulps ipoib          sl 11
@@ -148,6 +151,11 @@ qos-levels
         sl: 7
     end-qos-level
     qos-level
+        name: InPart
+        sl: 12
+        pkey: 0x8001
+    end-qos-level
+    qos-level
         name: ToSwitch
         sl: 8
         packet-life: 20
@@ -184,6 +192,11 @@ qos-match-rules
     end-qos-match-rule
     qos-match-rule
         source: StoragePart
+        destination: StoragePart
+        qos-level-name: InPart
+    end-qos-match-rule
+    qos-match-rule
+        source: StoragePart
         qos-level-name: ByPart
     end-qos-match-rule
     qos-match-rule
@@ -206,6 +219,7 @@ pr_pkey H4 H3 --pkey 0x8001
 pr_sid H1 H2 --service_id 0x1010
 pr_class H1 H2 --qos_class 4
 pr_src_part H3 H1
+pr_lvl_pkey H4 H3
 pr_dst_sw H1 S2
 pr_ulp_tguid H1 H3
 pr_ulp_ipoib H1 H2 --pkey 0x7fff
@@ -324,7 +338,7 @@ grep -q 'Loading QoS policy file' "$T/osm-policy.smlog" && ! grep -q 'ERR AC' "$
 ref_expect policy "pr_default sl 0x1" "pr_dst_guid sl 0x2" "pr_dst_guid mtu 0x83" \
 	"pr_dst_guid rate 0x82" "pr_dst_guid pkt_life 0x8C" "pr_src_name sl 0x3" \
 	"pr_pkey sl 0x4" "pr_sid sl 0x5" "pr_sid mtu 0x82" "pr_class sl 0x6" "pr_class rate 0x82" \
-	"pr_src_part sl 0x7" "pr_dst_sw sl 0x8" "pr_ulp_tguid sl 0x9" "pr_ulp_ipoib sl 0xB" \
+	"pr_src_part sl 0x7" "pr_lvl_pkey sl 0xC" "pr_lvl_pkey pkey 0x1" "pr_dst_sw sl 0x8" "pr_ulp_tguid sl 0x9" "pr_ulp_ipoib sl 0xB" \
 	"pr_sl_bad record none" "pr_sl_same sl 0x2" "pr_sl_same num_path_revers 0x0" \
 	"pr_mtu_over record none" "pr_rate_over record none" "pr_dst_sw pkt_life 0x94"
 ref_expect mc "group ff12:401b:8001::ffff:ffff SL 0x0" "group ff12:401b:ffff::ffff:ffff SL 0x0" \
