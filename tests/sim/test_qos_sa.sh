@@ -38,7 +38,8 @@
 # DLID and SLID (the SMs may number ports otherwise), ServiceID and QoSClass (OpenSM 3.3.23
 # answers 0 in both even when the request has them, ibsmd echoes them (lib/sa/path.c): a
 # difference that predates QoS, not this test's); every other field saquery prints is
-# compared.
+# compared, and saquery's exit status (0 for an empty answer too, so a query that timed out
+# shows as a difference, not as "no record").
 # Multicast: the IPoIB broadcast groups of both partitions (saquery -g from H3, a member of
 # both: the SA shows a requester only its partitions' groups; MGID, MTU, P_Key, rate, SL;
 # the MLID left out) and sa_client joins that create groups: without an SL (OpenSM: SL 0
@@ -271,12 +272,14 @@ norm_join() {
 
 # pr_all NAME QUERIES OUT: every query of the list, answers normalised into OUT
 pr_all() {
-	local out=$2 name src dst opts raw=$T/sq.out
+	local out=$2 name src dst opts rc raw=$T/sq.out
 	while read -r name src dst opts; do
 		[ -n "$name" ] || continue
 		# shellcheck disable=SC2086 # options split on purpose
+		rc=0
 		sim_run saquery -t 2000 -p --src-to-dst "$(lid_of $src):$(lid_of $dst)" $opts >"$raw" ||
-			: >"$raw" # no record: saquery says so and exits 0 or 1 by version
+			rc=$?
+		echo "$name saquery_exit $rc" >>"$out"
 		norm_pr "$name" "$raw" >>"$out"
 	done <<<"$1"
 }
