@@ -7,7 +7,7 @@
 # compared field by field. Every case runs; each difference is listed as
 # "NODE/PORT TABLE FIELD: OpenSM X, ibsmd Y" (e.g. "S1/3 sl2vl(in=1) SL8: OpenSM 1, ibsmd 8":
 # switch S1, output port 3, input port 1), then the test fails naming the cases.
-# Cases (QOS_CASES=abcdef picks some; QOS_OPENSM_ONLY=1 runs the OpenSM half alone):
+# Cases (QOS_CASES=abcdefg picks some; QOS_OPENSM_ONLY=1 runs the OpenSM half alone):
 #   a) the general keys: qos TRUE, qos_max_vls 8, qos_high_limit 4, qos_vlarb_high/low,
 #      qos_sl2vl naming VLs above the ports' operational VL0-7, and VL 15
 #   b) the per-class keys _ca, _sw0, _swe, _rtr, each class different, some keys of a class
@@ -23,6 +23,9 @@
 #   e) qos FALSE with every class's keys set, max_op_vls 3: no table is touched
 #   f) qos TRUE and no other key: OpenSM's defaults (equal to ibsim's initial tables but for
 #      SL 8-14 -> VL 8-14, masked to VL 0-6, and SL 15 -> VL 7)
+#   g) the SM as a daemon with the keys of (a), then SIGHUP with the keys of (b) (OpenSM
+#      rereads them and reprograms every table in the heavy sweep that follows); read once
+#      the sweep is over (OpenSM: one more "SUBNET UP" in its log; ibsmd: sm_wait_quiet)
 # Every case also checks that OpenSM's reading shows the case's keys (ref_expect), so two
 # untouched fabrics can not compare equal.
 #
@@ -48,6 +51,8 @@
 #     read (nobody programs them).
 #   - Ports without a cable: OpenSM leaves their tables as output ports alone, but as
 #     input ports of a linked output port they are programmed; both are compared.
+#   - A port that goes down and comes back (Unlink, Link) keeps its SL2VL and VLArb tables
+#     in ibsim, so whether an SM sends them again then can not be seen here.
 # shellcheck disable=SC1091,SC2086,SC2015 # lists split on purpose; A && B || fail
 . "$(dirname "$0")/lib.sh"
 sim_init
@@ -158,6 +163,37 @@ bring_up() {
 		cat "$SM_LOG" >>"$T/$name.smlog"
 	done
 	read_all "$T/$name.txt"
+	t_info "$which: $(wc -l <"$T/$name.txt") fields read back"
+}
+
+# hup_up NAME WHICH CONF1 CONF2: fresh ibsim, empty cache, WHICH (opensm|ibsmd) as a daemon
+# with CONF1, up; CONF2 written and SIGHUP; once the sweep after it is over, the tables
+# into $T/NAME.txt
+hup_up() {
+	local name=$1 which=$2 i n
+	sim_stop
+	sim_clear_cache
+	sim_start "$NET"
+	printf 'force_log_flush TRUE\n%s\n' "$3" >"$T/osm.conf"
+	SM=$which sm_start -F "$T/osm.conf"
+	SM=$which sm_wait_up 60
+	printf 'force_log_flush TRUE\n%s\n' "$4" >"$T/osm.conf"
+	n=$(grep -c 'SUBNET UP' "$SM_LOG")
+	kill -HUP "$SM_PID"
+	t_info "$which: SIGHUP with the second configuration"
+	if [ "$which" = opensm ]; then
+		for ((i = 0; i < 300; i++)); do
+			[ "$(grep -c 'SUBNET UP' "$SM_LOG")" -gt "$n" ] && break
+			sleep 0.1
+		done
+		[ $i -lt 300 ] || t_fail "opensm: no heavy sweep within 30 s of SIGHUP"
+	else
+		sm_wait_quiet 30 2 || t_fail "ibsmd: not quiet within 30 s of SIGHUP"
+	fi
+	sm_alive || t_fail "$which died after SIGHUP"
+	cp "$SM_LOG" "$T/$name.smlog"
+	read_all "$T/$name.txt"
+	SM=$which sm_stop
 	t_info "$which: $(wc -l <"$T/$name.txt") fields read back"
 }
 
@@ -273,7 +309,7 @@ qos_ca_vlarb_low 0:1,1:2,2:3,3:4,4:5,5:6,6:7,7:8"
 KEYS_E="${KEYS_B/qos TRUE/qos FALSE}
 max_op_vls 3"
 
-on() { case ${QOS_CASES:-abcdef} in *$1*) return 0 ;; esac; return 1; }
+on() { case ${QOS_CASES:-abcdefg} in *$1*) return 0 ;; esac; return 1; }
 
 if on a; then
 	run_case a "$KEYS_A"
@@ -320,6 +356,23 @@ if on f; then
 $NOPOLICY"
 	ref_expect f "S1/3 sl2vl(in=1) SL8 0" "S1/0 sl2vl(in=0) SL14 6" "H1/1 sl2vl(in=0) SL15 7" \
 		"H1/1 vlarb-high[0] VL:weight 0x0:0x4" "S1/1 vlarb-low[1] VL:weight 0x1:0x4"
+fi
+if on g; then
+	t_step "case g: SIGHUP from the keys of (a) to those of (b): OpenSM, then ibsmd"
+	# light sweeps every second: sm_wait_quiet waits for one after the last heavy sweep
+	hup_up osm-g opensm "$KEYS_A
+sweep_interval 1" "$KEYS_B
+sweep_interval 1"
+	if [ "${QOS_OPENSM_ONLY:-0}" != 1 ]; then
+		hup_up ibsmd-g ibsmd "$KEYS_A
+sweep_interval 1" "$KEYS_B
+sweep_interval 1"
+		ref_compare g
+	fi
+	# the tables of (b), not those of (a)
+	ref_expect g "H1/2 sl2vl(in=0) SL0 1" "S1/0 sl2vl(in=0) SL0 3" "S1/0 sl2vl(in=1) SL0 7" \
+		"S1/0 vlarb-low[0] VL:weight 0x3:0x21" "R1/1 vlarb-low[0] VL:weight 0x5:0x37" \
+		"S2/3 vlarb-high[2] VL:weight 0x0:0x1"
 fi
 [ -z "$REF_FAILED" ] || t_fail "ibsmd's QoS tables differ from OpenSM's in case(s)$REF_FAILED (above)"
 t_info "ok"
