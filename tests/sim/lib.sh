@@ -69,6 +69,12 @@
 #   expect_rc RC CMD...       CMD must exit RC (its output in $T/rc.out)
 #   sa_tools_init             SA_CLIENT (tests/tools/sa_client) and MCTOOL; skips without them
 #   t_lids_same A B           two LID snapshots must be equal
+#   fields_diff A B           "KEY... VALUE" lines of OpenSM (A) and ibsmd (B): each key whose
+#                             value differs, as "KEY: OpenSM X, ibsmd Y"; 1 when any
+#   ref_compare NAME          fields_diff of $T/osm-NAME.txt and $T/ibsmd-NAME.txt: on a
+#                             difference the first 60 on stderr (all in $T/diff-NAME.txt) and
+#                             NAME added to REF_FAILED (the test fails at its end)
+#   ref_expect NAME LINE...   $T/osm-NAME.txt (OpenSM's reading) has every LINE
 #   t_lids_match_sm           ibnetdiscover LIDs == the SM's own node list
 #   t_sminfo_master [GUID]    sminfo must name GUID (default: sm_port_guid) as master
 #   fabric_test NETFILE [JUDGE_ARGS]  the standard fabric test (see below)
@@ -707,6 +713,38 @@ t_lids_same() {
 	local out
 	out=$("$PYTHON" "$SIMTOOL" lids-diff "$1" "$2" 2>&1) || t_fail "$out"
 	t_info "$out"
+}
+
+# the value is a line's last word, the key the words before it; a key one side lacks shows
+# "(not read)" there; A's order, then B's extra keys
+fields_diff() {
+	awk '{ v = $NF; k = $0; sub(/[ \t]+[^ \t]+[ \t]*$/, "", k) }
+		FNR == NR { a[k] = v; if (!(k in seen)) { seen[k] = 1; order[++n] = k }; next }
+		{ b[k] = v; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
+		END { for (i = 1; i <= n; i++) { k = order[i]
+			x = (k in a) ? a[k] : "(not read)"; y = (k in b) ? b[k] : "(not read)"
+			if (x != y) { print k ": OpenSM " x ", ibsmd " y; bad = 1 } }
+			exit bad }' "$1" "$2"
+}
+
+REF_FAILED=
+ref_compare() {
+	local n=$1 d=$T/diff-$1.txt
+	if fields_diff "$T/osm-$n.txt" "$T/ibsmd-$n.txt" >"$d"; then
+		t_info "$n: $(wc -l <"$T/osm-$n.txt") fields equal"
+		return 0
+	fi
+	t_info "$n: $(wc -l <"$d") of $(wc -l <"$T/osm-$n.txt") fields differ, OpenSM's and ibsmd's:" >&2
+	head -60 "$d" >&2
+	REF_FAILED+=" $n"
+}
+
+ref_expect() {
+	local n=$1 l
+	shift
+	for l in "$@"; do
+		grep -qxF "$l" "$T/osm-$n.txt" || t_fail "$n: OpenSM's reading has no line '$l'"
+	done
 }
 
 t_lids_match_sm() {
