@@ -500,6 +500,50 @@ static const struct column partitions_cols[] = {
     {"LIMITED", 'r', .member = "members.limited"}, {"LINE", 'r', .member = "line"}, {0},
 };
 
+/* append to buf at *n, never past its end */
+static void cat_text(char *buf, size_t len, size_t *n, const char *a, const char *b)
+{
+	if (*n < len)
+		*n += (size_t)snprintf(buf + *n, len - *n, "%s%s", a, b ? b : "?");
+}
+
+/* a match rule's criteria, "class 0x7-0x9 src Storage ...": only those it has */
+static char *qos_rule_criteria(const json_t *r)
+{
+	static const char *const keys[][2] = {
+	    {"ulp", "ulp"},	{"qos_class", "class"}, {"source", "src"},
+	    {"destination", "dst"}, {"service_id", "sid"}, {"pkeys", "pkey"},
+	    {"source_port_guids", "src-guid"}, {"target_port_guids", "dst-guid"},
+	};
+	char buf[512] = "";
+	size_t i, j, n = 0;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const json_t *v = jget(r, keys[i][0]);
+
+		if (json_is_string(v) || json_array_size(v))
+			cat_text(buf, sizeof(buf), &n, n ? " " : "", keys[i][1]);
+		if (json_is_string(v))
+			cat_text(buf, sizeof(buf), &n, " ", json_string_value(v));
+		for (j = 0; j < json_array_size(v); j++)
+			cat_text(buf, sizeof(buf), &n, j ? "," : " ",
+				 json_string_value(json_array_get(v, j)));
+	}
+	return table_xstrdup(n ? buf : "(any)");
+}
+
+static const struct column qos_level_cols[] = {
+    {"LEVEL", 'l', .member = "name"}, {"SL", 'r', .member = "sl"},
+    {"MTU", 'r', .member = "mtu_limit"}, {"RATE", 'r', .member = "rate_limit"},
+    {"LIFE", 'r', .member = "packet_life"}, {"HITS", 'r', .member = "hits"},
+    {"LINE", 'r', .member = "line"}, {0},
+};
+
+static const struct column qos_rule_cols[] = {
+    {"LINE", 'r', .member = "line"}, {"MATCH", 'l', CELL_FN, .fn = qos_rule_criteria},
+    {"LEVEL", 'l', .member = "qos_level"}, {"HITS", 'r', .member = "hits"}, {0},
+};
+
 static const struct column qos_class_cols[] = {
     {"CLASS", 'l', .member = "class"}, {"HIGHLIMIT", 'r', .member = "high_limit"},
     {"SL2VL", 'l', .member = "sl2vl"}, {"VLARB HIGH", 'l', .member = "vlarb_high"},
@@ -531,6 +575,13 @@ static void render_qos(const json_t *res)
 	}
 	putchar('\n');
 	print_sections(res, qos_sections);
+	print_template("\nPolicy {policy.file}: {policy.state}", res);
+	if (json_array_size(jget(res, "policy.levels")))
+		print_list(jget(res, "policy.levels"), qos_level_cols);
+	if (json_array_size(jget(res, "policy.match_rules"))) {
+		putchar('\n');
+		print_list(jget(res, "policy.match_rules"), qos_rule_cols);
+	}
 }
 
 /* key/value views: only the members whose label or format is not the generic one */

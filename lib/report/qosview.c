@@ -2,8 +2,9 @@
  * qosview.c: the `qos` status view (ibsmctl qos): whether QoS is on, the
  * effective tables of each port class (qos_conf.c), the ports whose known
  * tables differ from what the configuration gives them or that refused a
- * table, and the SMP counts of the qos sweep phase. "policy" is the QoS
- * policy file's part (levels, match rules), null until that module fills it.
+ * table, the SMP counts of the qos sweep phase, and under "policy" the QoS
+ * policy file in force (qos_match.c: port groups, levels and match rules
+ * with their hit counts, the last read's errors).
  */
 #include "config.h"
 
@@ -14,6 +15,7 @@
 #include "model/fabric.h"
 #include "policy/qos_conf.h"
 #include "policy/qos_held.h"
+#include "policy/qos_policy.h"
 #include "report/status.h"
 #include "sm/sm.h"
 
@@ -157,7 +159,7 @@ json_t *status_qos(const struct ibsm_sm *sm)
 		ports_json(sm, &qc, differ, refused, &ndiffer, &nrefused);
 	st = sm->qos_held ? qos_held_stats(sm->qos_held) : NULL;
 	return json_pack("{s:b, s:b, s:b, s:i, s:o, s:o, s:i, s:o, s:i, s:{s:I, s:I, s:I, s:I, s:i},"
-			 " s:n}",
+			 " s:o}",
 			 "enabled", qc.enabled, "use_optimized_slvl", sm->conf->use_optimized_slvl,
 			 "suppress_sl2vl_mad_status_errors",
 			 sm->conf->suppress_sl2vl_mad_status_errors, "max_op_vls",
@@ -168,5 +170,6 @@ json_t *status_qos(const struct ibsm_sm *sm)
 			 (json_int_t)(st ? st->vlarb_sets : 0), "opt_sl2vl_sets",
 			 (json_int_t)(st ? st->opt_sets : 0), "refused",
 			 (json_int_t)(st ? st->refused : 0), "last_sweep",
-			 (int)(st ? st->last_sweep_smps : 0), "policy");
+			 (int)(st ? st->last_sweep_smps : 0), "policy",
+			 qospol_json(sm->qospol));
 }

@@ -190,7 +190,7 @@ if [ "$SM" = ibsmd ]; then
 import json, sys
 v = json.load(open(sys.argv[1]))["result"]
 ca = [c for c in v["classes"] if c["class"] == "ca"][0]
-assert v["enabled"] is True and v["policy"] is None, v
+assert v["enabled"] is True and v["policy"]["state"] == "none", v
 assert ca["sl2vl"] == "1,1,1,1,2,2,2,2,3,3,3,3,4,4,4,4", ca
 assert v["differ_count"] == 0 and v["refused_count"] == 0, v
 assert v["smps"]["sl2vl_sets"] > 0 and v["smps"]["vlarb_sets"] > 0, v

@@ -444,7 +444,10 @@ START_TEST(t_view)
 	start_refusing(&e);
 	v = status_qos(e.sm);
 	ck_assert(json_is_true(json_object_get(v, "enabled")));
-	ck_assert(json_is_null(json_object_get(v, "policy")));
+	/* qos TRUE, no policy file: the policy part says so */
+	ck_assert(json_is_true(json_object_get(json_object_get(v, "policy"), "enabled")));
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(v, "policy"), "state")),
+			 "none");
 	cls = json_array_get(json_object_get(v, "classes"), QOS_CLASS_CA);
 	ck_assert_str_eq(json_string_value(json_object_get(cls, "class")), "ca");
 	ck_assert_str_eq(json_string_value(json_object_get(cls, "sl2vl")), CA_SL2VL);
