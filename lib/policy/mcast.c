@@ -66,6 +66,7 @@
 #include "policy/alias.h"
 #include "policy/mcast.h"
 #include "policy/partition.h"
+#include "policy/qos_policy.h"
 #include "sa/sa.h"
 #include "sm/sm.h"
 #include "sweep/sweep.h"
@@ -946,13 +947,15 @@ static void ipoib_groups(struct ibsm_mcast *m)
 		g = group_find(m, r.mgid);
 		if (g) {
 			g->well_known = g->configured = true;
+			/* a QoS policy may have changed the partition's SL (as OpenSM) */
+			g->rec.sl = qospol_partition_sl(m->sm->qospol, pkey, pt->sl);
 			continue;
 		}
 		r.qkey = pt->qkey ? pt->qkey : 0x0b1b;
 		r.mtu = pt->mtu ? pt->mtu : 4;    /* 2048 */
 		r.rate = pt->rate ? pt->rate : 3; /* 10 Gb/s */
 		r.pkey = pkey;
-		r.sl = pt->sl;
+		r.sl = qospol_partition_sl(m->sm->qospol, pkey, pt->sl);
 		r.tclass = pt->tclass;
 		r.flow_label = pt->flow_label;
 		r.hop_limit = scope == 2 ? 0 : 0xff;

@@ -105,9 +105,11 @@ static uint16_t *part_keys(const struct pkey_partition_info *info, size_t n,
 }
 
 /*
- * A single P_Key of a match rule that no partition has: the rule can
- * still match requests that carry it, but no path will have it. (OpenSM
- * 3.3.23 says nothing, nor does it change any partition's SL for a rule.)
+ * What the policy does to the partitions, said when it is read: a single
+ * P_Key of a match rule that no partition has (the rule can still match
+ * requests that carry it, but no path will have it), and a partition whose
+ * SL the rule's level overrides (OpenSM's ERR AC15: its multicast groups
+ * take the level's SL, qospol_partition_sl()).
  */
 static void check_rule_pkeys(const struct qos_policy *p, const struct pkey_partition_info *info,
 			     size_t n, struct conf_errors *warns)
@@ -117,6 +119,7 @@ static void check_rule_pkeys(const struct qos_policy *p, const struct pkey_parti
 
 	for (i = 0; i < p->nrules; i++) {
 		const struct qos_rule *r = &p->rules[i];
+		const struct qos_level *l = r->level >= 0 ? &p->levels[r->level] : NULL;
 
 		for (k = 0; k < r->pkeys.n; k++) {
 			if (r->pkeys.v[k].lo != r->pkeys.v[k].hi)
@@ -128,6 +131,12 @@ static void check_rule_pkeys(const struct qos_policy *p, const struct pkey_parti
 					       "such partition in partitions.conf",
 					       p->file, r->line, r->pkeys.v[k].lo);
 		}
+		for (j = 0; l && l->sl_set && j < n; j++)
+			if (qos_ranges_has(&r->pkeys, info[j].pkey & 0x7fff) && info[j].sl != l->sl)
+				conf_errors_add(warns, "%s:%u: pkey 0x%04x in match rule - overriding "
+					       "partition SL (%u) with QoS level SL (%u)",
+					       p->file, r->line, info[j].pkey & 0x7fff,
+					       info[j].sl, l->sl);
 	}
 }
 
@@ -396,6 +405,21 @@ uint16_t qospol_level_pkey(const struct ibsm_qos_policy *qp, const struct qos_le
 			return k;
 	}
 	return 0;
+}
+
+uint8_t qospol_partition_sl(const struct ibsm_qos_policy *qp, uint16_t pkey, uint8_t sl)
+{
+	const struct qos_policy *p = qp ? qp->pol : NULL;
+	unsigned i;
+
+	for (i = 0; p && i < p->nrules; i++) {
+		const struct qos_rule *r = &p->rules[i];
+
+		if (r->level >= 0 && p->levels[r->level].sl_set &&
+		    qos_ranges_has(&r->pkeys, pkey & 0x7fff))
+			sl = p->levels[r->level].sl;
+	}
+	return sl;
 }
 
 void qospol_sl_conflict(struct ibsm_qos_policy *qp, const struct qos_level *l, uint8_t route_sl)

@@ -160,6 +160,12 @@ bool qospol_in_group(const struct ibsm_qos_policy *qp, const struct qos_group *g
 uint16_t qospol_level_pkey(const struct ibsm_qos_policy *qp, const struct qos_level *l,
 			   const struct ibsm_port *a, const struct ibsm_port *b);
 /*
+ * The SL of partition pkey (low 15 bits) under the policy: OpenSM gives a
+ * partition named by a match rule's P_Keys the SL of the rule's level (the
+ * last such rule wins; its IPoIB broadcast group follows); sl when none.
+ */
+uint8_t qospol_partition_sl(const struct ibsm_qos_policy *qp, uint16_t pkey, uint8_t sl);
+/*
  * The routing engine's SL wins over the level's: say so once per policy
  * (deadlock-free engines restrict SLs).
  */

@@ -598,6 +598,10 @@ START_TEST(t_match)
 	rq.no_count = true;
 	ck_assert_uint_eq(sl_of(qp, &rq), 6);
 	ck_assert_uint_eq(p->rules[5].hits, 1);
+	/* the partition SL a match rule's P_Keys impose (OpenSM's ERR AC15) */
+	ck_assert_uint_eq(qospol_partition_sl(qp, 0x8001, 9), 5);
+	ck_assert_uint_eq(qospol_partition_sl(qp, 0x7fff, 9), 9);
+	ck_assert_uint_eq(qospol_partition_sl(NULL, 0x8001, 9), 9);
 	qospol_del(qp);
 }
 END_TEST
