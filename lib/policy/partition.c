@@ -622,6 +622,17 @@ uint16_t pkey_common(const struct ibsm_partitions *pt, const struct ibsm_port *a
 	return 0;
 }
 
+uint8_t pkey_sl(const struct ibsm_partitions *pt, uint16_t pkey)
+{
+	const struct partconf *pc = pt->pc;
+	size_t i;
+
+	for (i = 0; pc && i < pc->n; i++)
+		if (pc->parts[i].pkey == (pkey & 0x7fff))
+			return pc->parts[i].m.sl;
+	return 0;
+}
+
 bool pkey_enforce(const struct ibsm_partitions *cpt, const struct ibsm_port *p, uint8_t *in,
 		  uint8_t *out)
 {

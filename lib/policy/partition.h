@@ -59,6 +59,12 @@ const uint16_t *pkey_table(const struct ibsm_partitions *pt, const struct ibsm_p
  */
 uint16_t pkey_common(const struct ibsm_partitions *pt, const struct ibsm_port *a,
 		     const struct ibsm_port *b, uint16_t want);
+/*
+ * The SL partitions.conf gives partition pkey (low 15 bits): its sl flag,
+ * 0 when it has none or there is no such partition. PathRecords without
+ * an SL of their own or of a QoS level carry it, as OpenSM's.
+ */
+uint8_t pkey_sl(const struct ibsm_partitions *pt, uint16_t pkey);
 /* is port p a member (full or limited) of partition pkey (low 15 bits)? */
 bool pkey_member(const struct ibsm_partitions *pt, const struct ibsm_port *p, uint16_t pkey,
 		 bool *full);

@@ -114,6 +114,7 @@
 #include "model/topo.h"
 #include "policy/alias.h"
 #include "policy/partition.h"
+#include "policy/qos_held.h"
 #include "policy/qos_policy.h"
 #include "route/route_state.h"
 #include "sa/sa.h"
@@ -241,6 +242,7 @@ struct leg {
 	uint8_t hops;  /* switches left through an egress port */
 	uint8_t sl;    /* the routing engine's SL for it */
 	bool has_sl;   /* the engine set SLs */
+	uint16_t vl15; /* SLs a port on the way maps to VL15 (qos: tables ibsmd set) */
 };
 
 static void take_mtu(struct leg *g, uint8_t mtu)
@@ -298,12 +300,37 @@ static uint8_t lft_port(const struct ibsm_sm *sm, const struct ibsm_node *n, uin
  * Follow packets for dlid from end port s (a CA or router port, or a
  * switch's port 0) to end port d. False when they do not get there.
  */
+/*
+ * The SLs output port out maps to VL15 for packets from input port in
+ * (CA ports: in 0): such an SL drops the path's packets (OpenSM's
+ * valid_sl_mask). Only with qos, from the tables ibsmd set and knows.
+ */
+static uint16_t vl15_sls(const struct ibsm_sm *sm, const struct ibsm_port *out, unsigned in)
+{
+	const struct qos_held_port *hp;
+	uint16_t m = 0;
+	unsigned sl;
+
+	if (!sm->conf->qos || !(hp = qos_held_find(sm->qos_held, out->node->guid, out->num)) ||
+	    !hp->sl2vl_known[in])
+		return 0;
+	for (sl = 0; sl < 16; sl++) {
+		uint8_t b = hp->sl2vl[8 * in + sl / 2];
+
+		if (((sl & 1) ? b & 0xf : b >> 4) == 15)
+			m |= (uint16_t)(1u << sl);
+	}
+	return m;
+}
+
 static bool walk(const struct ibsm_sm *sm, const struct ibsm_port *s, const struct ibsm_port *d,
 		 uint16_t dlid, struct leg *g)
 {
 	const struct ibsm_node *n, *ingress;
 	const struct ibsm_port *p;
 	const struct ibsm_routes *r = route_state_routes(sm->route);
+
+	unsigned in = 0; /* the port of n the path came in by (0: it starts there) */
 
 	memset(g, 0, sizeof(*g));
 	take(g, s);
@@ -314,11 +341,13 @@ static bool walk(const struct ibsm_sm *sm, const struct ibsm_port *s, const stru
 	} else {
 		if (!port_is_linked(s))
 			return false;
+		g->vl15 |= vl15_sls(sm, s, 0);
 		p = s->remote;
 		take(g, p);
 		if (p == d)
 			return true; /* cabled back to back */
 		n = p->node;
+		in = p->num;
 		if (!node_is_switch(n))
 			return false;
 	}
@@ -341,11 +370,13 @@ static bool walk(const struct ibsm_sm *sm, const struct ibsm_port *s, const stru
 			return false;
 		g->hops++;
 		take(g, out);
+		g->vl15 |= vl15_sls(sm, out, in);
 		p = out->remote;
 		take(g, p);
 		if (p == d)
 			break;
 		n = p->node;
+		in = p->num;
 		if (!node_is_switch(n))
 			return false;
 	}
@@ -538,14 +569,19 @@ static bool select_vals(const struct pq *pq, struct pvals *v)
 }
 
 /*
- * The SL of a leg under QoS level l (NULL: none), false when the request
- * wants another one than the level or the routing engine gives (OpenSM's
- * ERR 1F1F). The engine's SL (deadlock-free routing) wins over the
- * level's, as OpenSM's path_sl hook overrides the SL it computed.
+ * The SL a leg's record carries, in OpenSM's order: the one asked for
+ * (which must be the level's and the routing engine's), the routing
+ * engine's (deadlock-free routing; it wins over the level's, as OpenSM's
+ * path_sl hook overrides the SL it computed), the QoS level's, the
+ * partition's (pkey, as partitions.conf and the policy give it), with qos
+ * the lowest SL the path can carry, else 0. False when there is none
+ * (OpenSM's ERR 1F1F) or, with qos, the SL leads to VL15 on some port of
+ * the way (ERR 1F24).
  */
 static bool leg_sl(const struct pq *pq, const struct leg *g, const struct qos_level *l,
-		   uint8_t *sl)
+		   uint16_t pkey, uint8_t *sl)
 {
+	const struct ibsm_sm *sm = pq->sm;
 	bool lsl = l && l->sl_set;
 
 	if (HAS(pq, IBSM_PR_SL)) {
@@ -556,15 +592,27 @@ static bool leg_sl(const struct pq *pq, const struct leg *g, const struct qos_le
 			       pq->req.sl, l->name, l->sl);
 			return false;
 		}
-		return !g->has_sl || g->sl == pq->req.sl;
-	}
-	if (g->has_sl) {
+		if (g->has_sl && g->sl != pq->req.sl)
+			return false;
+	} else if (g->has_sl) {
 		if (lsl && l->sl != g->sl)
-			qospol_sl_conflict(pq->sm->qospol, l, g->sl);
+			qospol_sl_conflict(sm->qospol, l, g->sl);
 		*sl = g->sl;
-		return true;
+	} else if (lsl) {
+		*sl = l->sl;
+	} else if (pkey) {
+		*sl = pkey_sl(sm->parts, pkey);
+		if (sm->conf->qos)
+			*sl = qospol_partition_sl(sm->qospol, pkey, *sl);
+	} else {
+		for (*sl = 0; sm->conf->qos && *sl < 15 && (g->vl15 >> *sl & 1); ++*sl)
+			;
 	}
-	*sl = lsl ? l->sl : 0;
+	if (g->vl15 >> *sl & 1) {
+		log_rl(&path_rl, IBSM_LOG_DEBUG, "sa: path record sl %u leads to vl15: no path",
+		       *sl);
+		return false;
+	}
 	return true;
 }
 
@@ -652,7 +700,7 @@ static bool make_path(const struct pq *pq, const struct ibsm_port *s, const stru
 	if (rev) {
 		leg_limit(&b, qq->b);
 		bv = leg_vals(pq, &b, loop, qq->b);
-		rev = qq->rev_pkey && leg_sl(pq, &b, qq->b, &bsl) && select_vals(pq, &bv);
+		rev = qq->rev_pkey && leg_sl(pq, &b, qq->b, pkey, &bsl) && select_vals(pq, &bv);
 	}
 	if (need_rev) {
 		if (!rev)
@@ -664,7 +712,7 @@ static bool make_path(const struct pq *pq, const struct ibsm_port *s, const stru
 			f.rate = b.rate;
 	}
 	v = leg_vals(pq, &f, loop, qq->f);
-	if (!leg_sl(pq, &f, qq->f, &sl) || !select_vals(pq, &v))
+	if (!leg_sl(pq, &f, qq->f, pkey, &sl) || !select_vals(pq, &v))
 		return false;
 
 	memset(pr, 0, sizeof(*pr));

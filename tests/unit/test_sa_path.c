@@ -11,6 +11,8 @@
  */
 #include "config.h"
 
+#include <limits.h>
+
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +27,8 @@
 #include "mad/sa_wire.h"
 #include "mad/smp.h"
 #include "pkeywrap.h"
+#include "policy/partition.h"
+#include "policy/qos_held.h"
 #include "policy/qos_policy.h"
 #include "route/route_state.h"
 #include "sa/sa.h"
@@ -1185,6 +1189,69 @@ START_TEST(t_qos_route_sl)
 }
 END_TEST
 
+/* partitions.conf's sl: the SL of a PathRecord without one of its own or of a level */
+static void load_partitions(const char *text)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/partitions.conf", e.dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	ck_assert_int_eq(pkey_load(e.sm->parts, path, NULL), 0);
+}
+
+START_TEST(t_partition_sl)
+{
+	struct ibsm_path_rec q = {0};
+	struct answer a;
+
+	up(NULL);
+	load_partitions("Default=0x7fff, ipoib, sl=4 : ALL=full;\n");
+	get_lids(H1, H2, 0, &q, &a);
+	ck_assert_uint_eq(one(&a)->sl, 4);
+	/* an SL asked for is taken as it is, as OpenSM (no QoS level to disagree) */
+	q.sl = 2;
+	get_lids(H1, H2, C(SL), &q, &a);
+	ck_assert_uint_eq(one(&a)->sl, 2);
+	down();
+}
+END_TEST
+
+/* qos: an SL that a port of the way maps to VL15 (a table ibsmd set) finds no path */
+START_TEST(t_qos_vl15)
+{
+	struct ibsm_path_rec q = {0};
+	struct qos_held_port *hp;
+	struct ibsm_port *p;
+	struct answer a;
+
+	up(NULL);
+	e.sm->conf->qos = true;
+	p = port_of(H1, 1);
+	hp = qos_held_port(e.sm->qos_held, p->node->guid, p->node->nports, 1);
+	memcpy(hp->sl2vl, "\xf1\x23\x45\x67\x01\x23\x45\x67", 8); /* SL0 -> VL15 */
+	hp->sl2vl_known[0] = 1;
+	get_lids(H1, H2, 0, &q, &a);
+	ck_assert_uint_eq(a.status, IBSM_SA_ERR_NO_RECORDS);
+	q.sl = 1;
+	get_lids(H1, H2, C(SL), &q, &a);
+	ck_assert_uint_eq(one(&a)->sl, 1);
+	/* the partition's SL is one the way carries */
+	load_partitions("Default=0x7fff, ipoib, sl=3 : ALL=full;\n");
+	get_lids(H1, H2, 0, &q, &a);
+	ck_assert_uint_eq(one(&a)->sl, 3);
+	/* without qos the tables are not looked at, as OpenSM */
+	load_partitions("Default=0x7fff, ipoib : ALL=full;\n");
+	e.sm->conf->qos = false;
+	get_lids(H1, H2, 0, &q, &a);
+	ck_assert_uint_eq(one(&a)->sl, 0);
+	down();
+}
+END_TEST
+
 static Suite *sa_path_suite(void)
 {
 	Suite *s = suite_create("sa_path");
@@ -1193,7 +1260,7 @@ static Suite *sa_path_suite(void)
 					   t_selectors, t_insufficient, t_echo, t_no_partition,
 					   t_no_route, t_sl, t_multipath, t_multipath_lmc,
 					   t_tavor_quirk, t_rate_original_map, t_rate_original,
-					   t_qos, t_qos_route_sl));
+					   t_qos, t_qos_route_sl, t_partition_sl, t_qos_vl15));
 
 	tcase_add_loop_test(tc, t_lmc, 0, 2);
 	return s;
