@@ -84,6 +84,8 @@ static void pwarn(struct ps *ps, const char *fmt, ...) __attribute__((format(pri
 
 /* "file:line: what" to list */
 static void vmsg(struct ps *ps, struct conf_errors *list, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+static void vmsg(struct ps *ps, struct conf_errors *list, const char *fmt, va_list ap)
 {
 	char buf[512];
 
