@@ -7,7 +7,7 @@
 # compared field by field. Every case runs; each difference is listed as
 # "NODE/PORT TABLE FIELD: OpenSM X, ibsmd Y" (e.g. "S1/3 sl2vl(in=1) SL8: OpenSM 1, ibsmd 8":
 # switch S1, output port 3, input port 1), then the test fails naming the cases.
-# Cases (QOS_CASES=abcdefg picks some; QOS_OPENSM_ONLY=1 runs the OpenSM half alone):
+# Cases (QOS_CASES=abcdefgh picks some; QOS_OPENSM_ONLY=1 runs the OpenSM half alone):
 #   a) the general keys: qos TRUE, qos_max_vls 8, qos_high_limit 4, qos_vlarb_high/low,
 #      qos_sl2vl naming VLs above the ports' operational VL0-7, and VL 15
 #   b) the per-class keys _ca, _sw0, _swe, _rtr, each class different, some keys of a class
@@ -25,7 +25,13 @@
 #      SL 8-14 -> VL 8-14, masked to VL 0-6, and SL 15 -> VL 7)
 #   g) the SM as a daemon with the keys of (a), then SIGHUP with the keys of (b) (OpenSM
 #      rereads them and reprograms every table in the heavy sweep that follows); read once
-#      the sweep is over (OpenSM: one more "SUBNET UP" in its log; ibsmd: sm_wait_quiet)
+#      the sweep is over (OpenSM: one more "SUBNET UP" in its log; ibsmd: sm_wait_quiet).
+#      ibsmd also: before the SIGHUP, `ibsmctl qos` (JSON and text) and the SA's
+#      SLtoVLMappingTableRecord and VLArbitrationTableRecord (saquery SL2VL, VLAR) of H1
+#      show what was written; after it, every table was sent again (not only the changed
+#      ones) and no port differs from the configuration
+#   h) table strings OpenSM reads its own way (letters, VLs above 15, too many entries,
+#      other separators, hex, a weight above 255): read as OpenSM reads them
 # Every case also checks that OpenSM's reading shows the case's keys (ref_expect), so two
 # untouched fabrics can not compare equal.
 #
@@ -179,6 +185,7 @@ hup_up() {
 	printf 'force_log_flush TRUE\n%s\n' "$3" >"$T/osm.conf"
 	SM=$which sm_start -F "$T/osm.conf"
 	SM=$which sm_wait_up 60
+	[ "$which" = ibsmd ] && ibsmd_views
 	printf 'force_log_flush TRUE\n%s\n' "$4" >"$T/osm.conf"
 	n=$(grep -c 'SUBNET UP' "$SM_LOG")
 	kill -HUP "$SM_PID"
@@ -191,12 +198,54 @@ hup_up() {
 		[ $i -lt 300 ] || t_fail "opensm: no heavy sweep within 30 s of SIGHUP"
 	else
 		sm_wait_quiet 30 2 || t_fail "ibsmd: not quiet within 30 s of SIGHUP"
+		ibsmd_resent
 	fi
 	sm_alive || t_fail "$which died after SIGHUP"
 	cp "$SM_LOG" "$T/$name.smlog"
 	read_all "$T/$name.txt"
 	SM=$which sm_stop
 	t_info "$which: $(wc -l <"$T/$name.txt") fields read back"
+}
+
+# ibsmd_views: under the keys of (a), ibsmctl qos (JSON and text) and the SA's
+# SLtoVLMappingTableRecord and VLArbitrationTableRecord of H1's port 1 show what was written
+ibsmd_views() {
+	local lid
+	sm_ctl --json qos >"$T/qos.json" || t_fail "ibsmctl qos failed"
+	"$PYTHON" - "$T/qos.json" <<'PYEOF' || t_fail "qos view: $(cat "$T/qos.json")"
+import json, sys
+v = json.load(open(sys.argv[1]))["result"]
+ca = [c for c in v["classes"] if c["class"] == "ca"][0]
+assert v["enabled"] is True and v["policy"]["state"] == "none", v
+assert ca["sl2vl"] == "0,1,2,3,4,5,6,7,9,10,11,12,13,14,15,15", ca
+assert v["differ_count"] == 0 and v["refused_count"] == 0, v
+assert v["smps"]["sl2vl_sets"] > 0 and v["smps"]["vlarb_sets"] > 0, v
+PYEOF
+	sm_ctl qos >"$T/qos.txt" || t_fail "ibsmctl qos (text) failed"
+	grep -q '^QoS yes' "$T/qos.txt" && grep -q '0:10,1:20,2:30' "$T/qos.txt" ||
+		t_fail "ibsmctl qos: $(head -5 "$T/qos.txt")"
+	smp "$T/h1.pi" portinfo 0
+	lid=$(sed -n 's/^Lid:\.*//p' "$T/h1.pi")
+	sim_client saquery SL2VL "$lid" >"$T/sl2vl.sq" || t_fail "saquery SL2VL $lid failed"
+	# VL 9-14 masked to VL0-7, 15 kept
+	grep -q 'VL: 0| 1| 2| 3| 4| 5| 6| 7| 1| 2| 3| 4| 5| 6|15|15|' "$T/sl2vl.sq" ||
+		t_fail "saquery SL2VL: $(cat "$T/sl2vl.sq")"
+	sim_client saquery VLAR "$lid" >"$T/vlar.sq" || t_fail "saquery VLAR $lid failed"
+	# ibsim's caps (8, 8): blocks 1 (low) and 3 (high)
+	[ "$(grep -c '^[[:space:]]*Block\.*[13]$' "$T/vlar.sq")" = 2 ] ||
+		t_fail "saquery VLAR: $(cat "$T/vlar.sq")"
+}
+
+# ibsmd_resent: after the SIGHUP that changed QoS keys, every table was sent again (not only
+# those that changed) and every port holds what the configuration says
+ibsmd_resent() {
+	sm_ctl --json qos >"$T/qos2.json" || t_fail "ibsmctl qos failed"
+	"$PYTHON" - "$T/qos.json" "$T/qos2.json" <<'PYEOF' || t_fail "after SIGHUP: $(cat "$T/qos2.json")"
+import json, sys
+a, b = (json.load(open(f))["result"] for f in sys.argv[1:3])
+assert b["smps"]["sl2vl_sets"] >= 2 * a["smps"]["sl2vl_sets"], (a["smps"], b["smps"])
+assert b["differ_count"] == 0 and b["refused_count"] == 0, b
+PYEOF
 }
 
 # run_case CASE CONF [RUNS]: both SMs (each RUNS times -o, default once), then the
@@ -311,7 +360,16 @@ qos_ca_vlarb_low 0:1,1:2,2:3,3:4,4:5,5:6,6:7,7:8"
 KEYS_E="${KEYS_B/qos TRUE/qos FALSE}
 max_op_vls 3"
 
-on() { case ${QOS_CASES:-abcdefg} in *$1*) return 0 ;; esac; return 1; }
+# values OpenSM reads its own way: letters, VLs above 15, too many entries, other
+# separators, hex, a weight above 255
+KEYS_H="qos TRUE
+$NOPOLICY
+qos_sl2vl 0,1,x,3,4,17,6,7,8,9,10,11,12,13,14,15,3,3
+qos_vlarb_high 0:4,15:3,x:2,5,0x3:0x10,-1:300
+qos_vlarb_low 1;9,2:8 3:7
+qos_high_limit 300"
+
+on() { case ${QOS_CASES:-abcdefgh} in *$1*) return 0 ;; esac; return 1; }
 
 if on a; then
 	run_case a "$KEYS_A"
@@ -375,6 +433,12 @@ sweep_interval 1"
 	ref_expect g "H1/2 sl2vl(in=0) SL0 1" "S1/0 sl2vl(in=0) SL0 3" "S1/0 sl2vl(in=1) SL0 7" \
 		"S1/0 vlarb-low[0] VL:weight 0x3:0x21" "R1/1 vlarb-low[0] VL:weight 0x5:0x37" \
 		"S2/3 vlarb-high[2] VL:weight 0x0:0x1"
+fi
+if on h; then
+	run_case h "$KEYS_H"
+	# 'x' reads as 0 and so does the ',' after it: the rest shifts by two; 300 & 0xff
+	ref_expect h "H1/1 sl2vl(in=0) SL2 0" "H1/1 sl2vl(in=0) SL4 3" "H1/1 sl2vl(in=0) SL15 6" \
+		"H1/1 vlarb-low[1] VL:weight 0x2:0x8" "H1/1 vlarb-high[5] VL:weight 0x0:0x2C"
 fi
 [ -z "$REF_FAILED" ] || t_fail "ibsmd's QoS tables differ from OpenSM's in case(s)$REF_FAILED (above)"
 t_info "ok"
