@@ -274,7 +274,12 @@ static int ss_apply_files(struct ss *s, uint64_t base)
 	}
 	for (i = 0; c && i < c->nord; i++) {
 		uint32_t sw = topo_sw_find(t, c->ord[i].guid), j;
+		size_t m;
 
+		/* a switch listed again keeps its first line, as OpenSM */
+		for (m = 0; m < i && sw != TOPO_NONE; m++)
+			if (c->ord[m].guid == c->ord[i].guid)
+				sw = TOPO_NONE;
 		if (sw == TOPO_NONE)
 			continue;
 		for (k = 0; k < c->ord[i].n; k++) {

@@ -396,6 +396,12 @@ START_TEST(t_port_order)
 	ck_assert_int_eq(plugin_run(&sssp_engine, "port_search_ordering_file", path, NULL, t, r),
 			 0);
 	ck_assert_uint_eq(routes_lft(r, leaf0 + 1)[lid], 2);
+	/* a switch listed again keeps its first line */
+	snprintf(text, sizeof(text), "0x%016" PRIx64 " 2\n0x%016" PRIx64 " 1\n", g, g);
+	simenv_write_file(path, text);
+	ck_assert_int_eq(plugin_run(&sssp_engine, "port_search_ordering_file", path, NULL, t, r),
+			 0);
+	ck_assert_uint_eq(routes_lft(r, leaf0 + 1)[lid], 2);
 
 	/* bad lines */
 	simenv_write_file(path, "0x10 1 2 1\n");
