@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -426,6 +427,29 @@ START_TEST(t_port_order)
 }
 END_TEST
 
+/* the built plug-ins load on their own (they may call nothing of the daemon) */
+START_TEST(t_shared_objects)
+{
+	static const char *const names[] = {"sssp", "dfsssp"};
+	unsigned i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		char path[512];
+		const struct ibsm_routing_engine *e;
+		void *h;
+
+		snprintf(path, sizeof(path), "%s/plugins/routing/.libs/routing_%s.so", TOP_BUILDDIR,
+			 names[i]);
+		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		ck_assert_msg(h, "%s", dlerror());
+		e = dlsym(h, IBSM_ROUTING_ENGINE_SYMBOL);
+		ck_assert_ptr_nonnull(e);
+		ck_assert_str_eq(e->name, names[i]);
+		dlclose(h);
+	}
+}
+END_TEST
+
 /* --- golden tables --- */
 
 /* the verifier's verdict and the VLs, the LFTs, then every SL above 0 */
@@ -486,5 +510,5 @@ END_TEST
 CHECK_MAIN_CASES("dfsssp",
 		 {"dfsssp", 120, setup, check_dir_teardown,
 		  CHECK_TESTS(t_ring_two_layers, t_fat_tree_one_layer, t_torus, t_disconnected,
-			      t_too_few_vls, t_lmc, t_plugin_vls, t_hop_weights, t_port_order),
+			      t_too_few_vls, t_lmc, t_plugin_vls, t_hop_weights, t_port_order, t_shared_objects),
 		  CHECK_LOOPS(CHECK_LOOP(t_golden, golden_nets))})
