@@ -25,8 +25,11 @@
  * its channels are the switch-to-switch links it crosses, each pair of
  * consecutive ones a dependency. All paths start in layer 0; while a
  * layer's dependency graph has a cycle, the paths over the cycle's
- * weakest dependency (fewest source LIDs) move to the next layer. Each
- * layer's graph is then acyclic, and a layer is an SL mapped to its own
+ * weakest dependency (fewest source LIDs) move to the next layer. That
+ * leaves the upper layers thin: then each path of them, from the top
+ * layer down, moves to the lowest layer it closes no cycle in (OpenSM
+ * does not; it needs a layer more on some fabrics). Each layer's graph is
+ * then acyclic, and a layer is an SL mapped to its own
  * VL (sl % num_vls), so the routes are free of credit loops. When more
  * than one layer is needed and VLs are left over, the paths of the
  * busiest layers are spread over them (OpenSM's balancing; OpenSM picks
@@ -648,6 +651,117 @@ static bool cdg_break_layer(struct ss_cdg *g, uint8_t l)
 	return moved;
 }
 
+/* the link a dependency leaves (the last a with eoff[a] <= e) */
+static uint32_t cdg_edge_from(const struct ss_cdg *g, uint32_t e)
+{
+	uint32_t lo = 0, hi = g->t->nlinks;
+
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (g->eoff[mid] <= e)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Would path p close a cycle in the layer whose dependency counts are cnt?
+ * Its channels c0 -> c1 -> ... close one when some c_j reaches an earlier
+ * c_i over the layer's dependencies. pos[] holds each channel's place on
+ * the path (stamped), seen[] the search's marks.
+ */
+static bool cdg_closes(struct ss_cdg *g, uint32_t p, const uint64_t *cnt, uint32_t *pos,
+		       uint32_t *seen, uint32_t *stamp)
+{
+	const struct ibsm_topo *t = g->t;
+	uint32_t k = g->pe_off[p + 1] - g->pe_off[p], i, j;
+	uint32_t *chain = g->sedge; /* free outside the cycle search */
+
+	chain[0] = cdg_edge_from(g, g->pe[g->pe_off[p]]);
+	for (i = 0; i < k; i++) {
+		uint32_t e = g->pe[g->pe_off[p] + i], a = chain[i], v = t->links[a].peer;
+
+		chain[i + 1] = t->sw[v].adj + (e - g->eoff[a]);
+	}
+	for (i = 0; i <= k; i++)
+		pos[chain[i]] = i;
+	for (j = k; j >= 1; j--) {
+		uint32_t n = 1;
+
+		(*stamp)++;
+		g->stk[0] = chain[j];
+		seen[chain[j]] = *stamp;
+		while (n) {
+			uint32_t x = g->stk[--n], v = t->links[x].peer, m;
+
+			for (m = 0; m < t->sw[v].nadj; m++) {
+				uint32_t b = t->sw[v].adj + m;
+
+				if (!cnt[g->eoff[x] + m] || seen[b] == *stamp)
+					continue;
+				if (pos[b] < j && pos[b] <= k && chain[pos[b]] == b)
+					return true;
+				seen[b] = *stamp;
+				g->stk[n++] = b;
+			}
+		}
+	}
+	return false;
+}
+
+/* move path p to the lowest layer below its own it closes no cycle in */
+static void cdg_lower(struct ss_cdg *g, uint32_t p, uint64_t *cnt, uint32_t *pos, uint32_t *seen,
+		      uint32_t *stamp)
+{
+	const size_t ne = g->ne;
+	unsigned l;
+	uint32_t j;
+
+	for (l = 0; l < g->layer[p]; l++) {
+		if (cdg_closes(g, p, cnt + l * ne, pos, seen, stamp))
+			continue;
+		for (j = g->pe_off[p]; j < g->pe_off[p + 1]; j++) {
+			cnt[g->layer[p] * ne + g->pe[j]] -= g->pwt[p];
+			cnt[l * ne + g->pe[j]] += g->pwt[p];
+		}
+		g->layer[p] = (uint8_t)l;
+		return;
+	}
+}
+
+/*
+ * The greedy breaking leaves the upper layers thin: move each of their
+ * paths down to the lowest layer it closes no cycle in, so that fewer
+ * layers are needed (each layer stays acyclic: a path joins one only when
+ * no cycle would go through its dependencies).
+ */
+static void cdg_compact(struct ss_cdg *g, unsigned nl)
+{
+	const size_t ne = g->ne;
+	uint64_t *cnt = eng_calloc(nl * ne + 1, sizeof(*cnt));
+	uint32_t *pos = eng_malloc(((size_t)g->t->nlinks + 1) * sizeof(*pos));
+	uint32_t *seen = eng_calloc((size_t)g->t->nlinks + 1, sizeof(*seen));
+	uint32_t stamp = 0, p, j;
+	unsigned top;
+
+	memset(pos, 0xff, ((size_t)g->t->nlinks + 1) * sizeof(*pos));
+	for (p = 0; p < g->np; p++)
+		for (j = g->pe_off[p]; j < g->pe_off[p + 1]; j++)
+			cnt[g->layer[p] * ne + g->pe[j]] += g->pwt[p];
+	for (top = nl - 1; top > 0; top--) {
+		for (p = 0; p < g->np; p++) {
+			if (g->layer[p] == top)
+				cdg_lower(g, p, cnt, pos, seen, &stamp);
+		}
+	}
+	free(cnt);
+	free(pos);
+	free(seen);
+}
+
 /*
  * Spread the paths of the busiest layers over the VLs no layer needs (as
  * OpenSM: each spare VL to the layer with most paths per VL), then give
@@ -691,6 +805,8 @@ static int ss_layers(struct ss *s)
 	cdg_build(&g, s);
 	while (l + 1 < SS_MAX_LAYERS && cdg_break_layer(&g, (uint8_t)l))
 		l++;
+	if (l)
+		cdg_compact(&g, l + 1);
 	needed = 1;
 	for (uint32_t p = 0; p < g.np; p++)
 		needed = MAX(needed, (unsigned)g.layer[p] + 1);

@@ -189,6 +189,23 @@ START_TEST(t_torus)
 }
 END_TEST
 
+/* the paths of the thin upper layers move down where they close no cycle */
+START_TEST(t_fewer_layers)
+{
+	struct ibsm_topo *t = simenv_load_net(TOP_SRCDIR "/tests/fabrics/random-40.net", 0);
+	struct ibsm_routes *r = routes_new(t);
+
+	/* the greedy breaking alone (OpenSM 3.3.23) needs 5 layers here */
+	ck_assert_int_eq(sssp_route(t, r, true, 3), -ENOSPC);
+	ck_assert_str_eq(r->why, "dfsssp: 4 virtual layers needed, only 3 VLs");
+	routes_del(r);
+	r = dfsssp_checked(t, 4);
+	ck_assert_uint_eq(r->num_vls, 4);
+	routes_del(r);
+	topo_del(t);
+}
+END_TEST
+
 START_TEST(t_disconnected)
 {
 	struct fab f;
@@ -509,6 +526,7 @@ END_TEST
 
 CHECK_MAIN_CASES("dfsssp",
 		 {"dfsssp", 120, setup, check_dir_teardown,
-		  CHECK_TESTS(t_ring_two_layers, t_fat_tree_one_layer, t_torus, t_disconnected,
+		  CHECK_TESTS(t_ring_two_layers, t_fat_tree_one_layer, t_torus, t_fewer_layers,
+			      t_disconnected,
 			      t_too_few_vls, t_lmc, t_plugin_vls, t_hop_weights, t_port_order, t_shared_objects),
 		  CHECK_LOOPS(CHECK_LOOP(t_golden, golden_nets))})
