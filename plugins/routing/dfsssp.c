@@ -805,15 +805,18 @@ static int ss_layers(struct ss *s)
 	cdg_build(&g, s);
 	while (l + 1 < SS_MAX_LAYERS && cdg_break_layer(&g, (uint8_t)l))
 		l++;
+	/* the last layer tried still has a cycle: give up counting */
+	if (l + 1 == SS_MAX_LAYERS && cdg_break_layer(&g, (uint8_t)l)) {
+		cdg_free(&g);
+		return engine_fail(s->r, -ENOSPC, "dfsssp: more than %u virtual layers needed, "
+				   "only %u VLs", SS_MAX_LAYERS - 1, vls);
+	}
 	if (l)
 		cdg_compact(&g, l + 1);
 	needed = 1;
 	for (uint32_t p = 0; p < g.np; p++)
 		needed = MAX(needed, (unsigned)g.layer[p] + 1);
-	if (l + 1 == SS_MAX_LAYERS && cdg_break_layer(&g, (uint8_t)l))
-		err = engine_fail(s->r, -ENOSPC, "dfsssp: more than %u virtual layers needed, only "
-				  "%u VLs", SS_MAX_LAYERS - 1, vls);
-	else if (needed > vls)
+	if (needed > vls)
 		err = engine_fail(s->r, -ENOSPC, "dfsssp: %u virtual layers needed, only %u VLs",
 				  needed, vls);
 	else if (needed > 1) {
