@@ -81,7 +81,7 @@ int route_configure(struct ibsm_router *rt, const struct ibsm_conf *conf,
 		    struct conf_errors *errs);
 /* the chain as configured ("ftree,updn") */
 const char *route_chain(const struct ibsm_router *rt);
-/* names of routing_engine skipped as no engine ("dfsssp,foo"), "" if none */
+/* names of routing_engine skipped as no engine ("lash,foo"), "" if none */
 const char *route_skipped(const struct ibsm_router *rt);
 /* registered engines: name, summary, where from; NULL past the end */
 const struct ibsm_routing_engine *route_engine(const struct ibsm_router *rt, size_t i,

@@ -32,11 +32,18 @@ int updn_orient(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots,
 /* load the LFTs of an opensm-lfts.dump or ibroute file, as the file plug-in */
 int file_route(const char *path, const struct ibsm_topo *t, struct ibsm_routes *r);
 /*
+ * balanced shortest paths as the sssp plug-in, or with deadlock_free as
+ * dfsssp: SLs in r->sl for at most max_vls layers (0: 8), -ENOSPC beyond
+ */
+int sssp_route(const struct ibsm_topo *t, struct ibsm_routes *r, bool deadlock_free,
+	       unsigned max_vls);
+/*
  * The plug-ins' engine structs, in programs built with
  * IBSM_ROUTING_NO_EXPORT (tests linking several engines' sources; the
  * plug-ins themselves export theirs as ibsm_routing_engine, see
  * IBSM_ROUTING_ENGINE in routing.h)
  */
-extern const struct ibsm_routing_engine minhop_engine, updn_engine, file_engine, ftree_engine;
+extern const struct ibsm_routing_engine minhop_engine, updn_engine, file_engine, ftree_engine,
+	sssp_engine, dfsssp_engine;
 
 #endif

@@ -27,6 +27,29 @@ PY
 done
 echo "ok: minhop, updn and ftree route $NET offline, verified"
 
+# dfsssp on a torus: the VLs its layers use are in the report; with too few
+# VLs (max_op_vls 2) it fails saying how many layers it needs, and updn routes
+TORUS=$top_srcdir/tests/fabrics/torus-6x6.net
+timeout 60 "$IBSMD" --offline "$TORUS" -R dfsssp --plugin-dir "$PLUGINS" -F /dev/null \
+	--report "$T/df.json" >"$T/df.out" 2>&1 || fail "dfsssp: exit $?: $(cat "$T/df.out")"
+printf 'max_op_vls 2\n' >"$T/vl2.conf"
+timeout 60 "$IBSMD" --offline "$TORUS" -R dfsssp,updn --plugin-dir "$PLUGINS" -F "$T/vl2.conf" \
+	--report "$T/df2.json" >"$T/df2.out" 2>&1 || fail "dfsssp,updn: exit $?: $(cat "$T/df2.out")"
+python3 - "$T/df.json" "$T/df2.json" <<'PY' || fail "dfsssp: reports: $(head -c 600 "$T/df2.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["engine"] == "dfsssp" and r["verification"]["ok"], r
+assert r["verification"]["vls"] == 8 and not r["verification"]["credit_loop"], r
+r = json.load(open(sys.argv[2]))
+a = r["attempts"]
+assert a[0]["engine"] == "dfsssp" and a[0]["result"] != "ok", a
+assert a[0]["reason"] == "dfsssp: 6 virtual layers needed, only 2 VLs", a
+assert r["engine"] == "updn" and r["verification"]["vls"] == 1, r
+PY
+grep -q "routing engine dfsssp failed: dfsssp: 6 virtual layers needed, only 2 VLs; fell back to updn" \
+	"$T/df2.out" || fail "dfsssp fallback not said: $(cat "$T/df2.out")"
+echo "ok: dfsssp routes the 6x6 torus on 8 VLs; on 2 it fails, named, and updn routes"
+
 timeout 30 "$IBSMD" --offline "$T/missing.net" -R minhop --plugin-dir "$PLUGINS" -F /dev/null \
 	>"$T/missing.out" 2>&1
 rc=$?

@@ -22,7 +22,7 @@ watch_bg() { exec timeout -k 2 60 "$IBSMCTL" -S "$SM_SOCK" watch "$@"; }
 
 nobody_init
 
-printf 'socket_mode 0666\nrouting_engine dfsssp,minhop\n' >"$T/ctl.conf"
+printf 'socket_mode 0666\nrouting_engine lash,minhop\n' >"$T/ctl.conf"
 if [ "$(id -u)" != 0 ]; then
 	# actions are root's without a group: let our own group act instead
 	printf 'socket_group %s\n' "$(id -g)" >>"$T/ctl.conf"
@@ -169,8 +169,8 @@ grep -Eq '^   pod1-edge1-host1 port 1$' "$T/rc.out" &&
 expect_rc 0 sm_ctl lids
 expect_rc 0 sm_ctl routing
 grep -Eq '^engine +[a-z]' "$T/rc.out" || t_fail "routing: $(cat "$T/rc.out")"
-grep -Eq '^skipped +dfsssp$' "$T/rc.out" && grep -Eq '^chain +minhop$' "$T/rc.out" ||
-	t_fail "routing does not show dfsssp skipped: $(cat "$T/rc.out")"
+grep -Eq '^skipped +lash$' "$T/rc.out" && grep -Eq '^chain +minhop$' "$T/rc.out" ||
+	t_fail "routing does not show lash skipped: $(cat "$T/rc.out")"
 expect_rc 0 sm_ctl counters
 grep -q '^MADs$' "$T/rc.out" || t_fail "counters: $(head -c 300 "$T/rc.out")"
 expect_rc 0 sm_ctl events 3

@@ -994,8 +994,7 @@ static const struct corpus_case corpus[] = {
 	  "9: qos: \"yes\" is not TRUE or FALSE, read as FALSE as OpenSM does",
 	  "10: transaction_timeout: missing value, using the default 200"}},
 	{"aliases.conf",
-	 {"2: port_search_ordering_file: not supported by ibsmd yet, value "
-	  "/etc/opensm/dimn-ports.conf ignored"}},
+	 {NULL}},
 	{"routing.conf",
 	 {NULL}},
 	{"bad-qos-policy.conf", {NULL}},

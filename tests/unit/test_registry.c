@@ -94,13 +94,13 @@ START_TEST(t_bad_dir_and_names)
 	rt = route_registry_new(PLUGINS);
 	ck_assert_int_ge(route_load_dir(rt, &errs), 1);
 	/* as OpenSM: a name that is no engine is skipped, the rest runs */
-	ck_assert_int_eq(conf_set(c, "routing_engine", "nosuch,minhop,dfsssp", CONF_FROM_SET, 0,
+	ck_assert_int_eq(conf_set(c, "routing_engine", "nosuch,minhop,lash", CONF_FROM_SET, 0,
 				  NULL, 0),
 			 0);
 	ck_assert_int_eq(route_configure(rt, c, &errs), 0);
 	ck_assert_uint_eq(errs.n, 0);
 	ck_assert_str_eq(route_chain(rt), "minhop");
-	ck_assert_str_eq(route_skipped(rt), "nosuch,dfsssp");
+	ck_assert_str_eq(route_skipped(rt), "nosuch,lash");
 	/* only unknown names: minhop is the fallback */
 	ck_assert_int_eq(conf_set(c, "routing_engine", "nosuch", CONF_FROM_SET, 0, NULL, 0), 0);
 	ck_assert_int_eq(route_configure(rt, c, &errs), 0);
