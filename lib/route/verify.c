@@ -957,8 +957,10 @@ static bool check_input(struct vctx *v)
 	 * checked apart are no longer the fabric's
 	 */
 	if (r->sl && r->num_vls > 1 && v->o->max_vls && r->num_vls > v->o->max_vls) {
-		problem(out, "the routes need %u VLs, the switch-to-switch links operate %u "
-			"(OperationalVLs)", r->num_vls, v->o->max_vls);
+		problem(out,
+			"the routes need %u VLs, the switch-to-switch links operate %u "
+			"(OperationalVLs)",
+			r->num_vls, v->o->max_vls);
 		return false;
 	}
 	if (r->sl && r->num_vls > 15) {
