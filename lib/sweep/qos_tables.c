@@ -428,6 +428,7 @@ static void qos_route_tables(struct sweep *sw, struct qos_pass *ps)
 		qos_conf_builtin(&ps->qc);
 	qos_route_map_of(sm, &m);
 	changed = qos_conf_route(&ps->qc, &m);
+	st->route_map = m;
 	if (m.num_vls < 2 || !memcmp(&m, &st->route_said, sizeof(m)))
 		return;
 	st->route_said = m;

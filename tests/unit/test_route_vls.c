@@ -6,7 +6,8 @@
  * routing's SLs with `qos TRUE` (its mapping over the qos_*_sl2vl tables,
  * said once) and `qos FALSE` (written anyway, over OpenSM's built-in
  * tables), the tables sent again when a new result maps the SLs otherwise,
- * nothing written for a routing of one VL with QoS off, and a result that
+ * nothing written for a routing of one VL with QoS off, the qos view
+ * (the mapping, no port differing from it), and a result that
  * needs more VLs than the switch-to-switch links operate refused by the
  * verifier, the chain falling back.
  */
@@ -23,6 +24,7 @@
 #include "core/events.h"
 #include "core/log.h"
 #include "policy/qos_conf.h"
+#include "report/status.h"
 #include "route/registry.h"
 #include "route/route_state.h"
 #include "route/routing.h"
@@ -131,6 +133,26 @@ static void expect_sl2vl(const uint8_t *got, const char *sl2vl, unsigned vls, un
 		      got[1], got[2], got[3], got[4], got[5], got[6], got[7]);
 }
 
+/*
+ * ibsmctl qos: the routing's mapping (num_vls, 0 for none) and no port whose tables differ from
+ * what the phase writes
+ */
+static void expect_view(const struct simenv *e, unsigned vls)
+{
+	json_t *v = status_qos(e->sm), *m = json_object_get(v, "routing_sl2vl");
+
+	ck_assert_int_eq(json_integer_value(json_object_get(v, "differ_count")), 0);
+	if (!vls) {
+		ck_assert(json_is_null(m));
+	} else {
+		ck_assert_int_eq(json_integer_value(json_object_get(m, "num_vls")), vls);
+		ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(m, "sl_vl"), 3)),
+				 3 % vls);
+		ck_assert(json_is_null(json_array_get(json_object_get(m, "sl_vl"), 4)));
+	}
+	json_decref(v);
+}
+
 static unsigned count_events(const struct simenv *e, const char *type, const char *text)
 {
 	const struct ibsm_event *ev;
@@ -174,6 +196,7 @@ START_TEST(t_qos_on)
 	start(&e, true, 4, 0);
 	ck_assert_int_eq(fakefab_op_vls(e.ff, LEAF1, 5), 4); /* switch links: VL0-7 */
 	expect_all(&e, SWE_SL2VL, CA_SL2VL, 4);
+	expect_view(&e, 4);
 	ck_assert_uint_eq(count_events(&e, "qos_routing_sl2vl", "overrides the qos sl2vl"), 1);
 	ck_assert_uint_eq(count_events(&e, "qos_routing_sl2vl", "0:0,1:1,2:2,3:3"), 1);
 
@@ -189,6 +212,7 @@ START_TEST(t_qos_on)
 	sets = fakefab_counts(e.ff)->sl2vl_sets;
 	ck_assert_uint_gt(sets, 0);
 	expect_all(&e, SWE_SL2VL, CA_SL2VL, 2);
+	expect_view(&e, 2);
 	ck_assert_uint_eq(count_events(&e, "qos_routing_sl2vl", "0:0,1:1,2:0,3:1"), 1);
 	ck_assert_uint_eq(count_events(&e, "qos_routing_sl2vl", ""), 2);
 
@@ -197,6 +221,7 @@ START_TEST(t_qos_on)
 	simenv_sweep_to(&e, 4);
 	ck_assert_uint_gt(fakefab_counts(e.ff)->sl2vl_sets, sets);
 	expect_all(&e, SWE_SL2VL, CA_SL2VL, 1);
+	expect_view(&e, 0);
 	ck_assert_uint_eq(count_events(&e, "qos_routing_sl2vl", ""), 2);
 	simenv_fini(&e);
 }
@@ -222,6 +247,7 @@ START_TEST(t_qos_off)
 	ck_assert_uint_gt(fakefab_counts(e.ff)->vlarb_sets, 0);
 	/* the qos_*_sl2vl keys count for nothing with QoS off */
 	expect_all(&e, BUILTIN, BUILTIN, 2);
+	expect_view(&e, 2);
 	ck_assert_uint_eq(count_events(&e, "qos_routing_sl2vl", "qos is FALSE"), 1);
 	fakefab_reset_counts(e.ff);
 	simenv_sweep_to(&e, 3);
