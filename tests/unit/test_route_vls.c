@@ -1,7 +1,7 @@
 /*
  * test_route_vls.c: SLs as part of a routing result, end to end over the
- * fake fabric. A test engine ("layers": updn's tables, SL = LID % 4 and
- * num_vls as the test sets it) stands for the engines that layer their
+ * fake fabric. A test engine ("layers", tests/unit/plugins/layers.c: updn's
+ * tables, SL = LID % 4 and num_vls as the test sets it) stands for the engines that layer their
  * paths over VLs. Checked: the SL2VL tables the qos phase writes for the
  * routing's SLs with `qos TRUE` (its mapping over the qos_*_sl2vl tables,
  * said once) and `qos FALSE` (written anyway, over OpenSM's built-in
@@ -31,54 +31,24 @@
 #include "route/verify.h"
 #include "simenv.h"
 
-extern const struct ibsm_routing_engine updn_engine;
+/* tests/unit/plugins/layers.c */
+extern const struct ibsm_routing_engine layers_engine;
 
 /* fakefab_small_net: h1-h6 are nodes 0-5, leaf1-3 6-8, spine1-2 9-10 */
 enum { H1 = 0, LEAF1 = 6, SPINE1 = 9, NNODES = 11 };
 
 #define SWE_SL2VL "7,6,5,4,3,2,1,0,7,6,5,4,3,2,1,0"
 #define CA_SL2VL  "1,1,2,2,3,3,4,4,5,5,6,6,7,7,0,15"
-#define BUILTIN	  "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,7"
+#define BUILTIN   "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,7"
 
-/* what the layers engine sets; read on the routing thread, set between sweeps */
-static unsigned layers_vls;
-
-static int layers_init(const struct ibsm_opts *o, void **state)
+/* the VLs the layers engine asks for at its next run */
+static void layers_vls(unsigned vls)
 {
-	return updn_engine.init(o, state);
+	char num[16];
+
+	snprintf(num, sizeof(num), "%u", vls);
+	ck_assert_int_eq(setenv("IBSM_TEST_LAYERS_VLS", num, 1), 0);
 }
-
-static int layers_route(void *state, const struct ibsm_topo *t, struct ibsm_routes *out)
-{
-	uint32_t s;
-	unsigned lid;
-	int err = updn_engine.route(state, t, out);
-
-	if (err)
-		return err;
-	out->sl = calloc((size_t)out->nsw * out->stride, 1);
-	if (!out->sl)
-		return -ENOMEM;
-	for (s = 0; s < out->nsw; s++)
-		for (lid = 0; lid <= out->max_lid; lid++)
-			out->sl[(size_t)s * out->stride + lid] = (uint8_t)(lid % 4);
-	out->num_vls = (uint8_t)layers_vls;
-	return 0;
-}
-
-static void layers_fini(void *state)
-{
-	updn_engine.fini(state);
-}
-
-static const struct ibsm_routing_engine layers = {
-    .api_version = IBSM_ROUTING_API_VERSION,
-    .name = "layers",
-    .summary = "test: updn + SLs",
-    .init = layers_init,
-    .route = layers_route,
-    .fini = layers_fini,
-};
 
 /*
  * The fake fabric with IsSLMappingSupported on every switch, an SM routing
@@ -94,7 +64,7 @@ static void start(struct simenv *e, bool qos, unsigned vls, unsigned max_op_vls)
 	int n;
 
 	log_set_level(IBSM_LOG_ERROR);
-	layers_vls = vls;
+	layers_vls(vls);
 	simenv_base(e, 0);
 	c = simenv_conf(e->dir);
 	ck_assert(conf_set(c, "qos", qos ? "TRUE" : "FALSE", CONF_FROM_SET, 0, err, 256) == 0);
@@ -110,7 +80,7 @@ static void start(struct simenv *e, bool qos, unsigned vls, unsigned max_op_vls)
 		fakefab_portinfo(e->ff, n, 0)->cap_mask |= 1u << 6;
 	simenv_sm(e, conf_dup(c));
 	rt = route_state_router(e->sm->route);
-	ck_assert_int_eq(route_register(rt, &layers, "built-in", &errs), 0);
+	ck_assert_int_eq(route_register(rt, &layers_engine, "built-in", &errs), 0);
 	ck_assert_int_eq(route_configure(rt, c, &errs), 0);
 	conf_errors_free(&errs);
 	conf_del(c);
@@ -207,7 +177,7 @@ START_TEST(t_qos_on)
 	ck_assert_uint_eq(count_events(&e, "qos_routing_sl2vl", ""), 1);
 
 	/* a new result mapping SL 2 and 3 to VL 0 and 1: the tables go out again */
-	layers_vls = 2;
+	layers_vls(2);
 	simenv_sweep_to(&e, 3);
 	sets = fakefab_counts(e.ff)->sl2vl_sets;
 	ck_assert_uint_gt(sets, 0);
@@ -217,7 +187,7 @@ START_TEST(t_qos_on)
 	ck_assert_uint_eq(count_events(&e, "qos_routing_sl2vl", ""), 2);
 
 	/* back to one VL: the QoS tables alone */
-	layers_vls = 1;
+	layers_vls(1);
 	simenv_sweep_to(&e, 4);
 	ck_assert_uint_gt(fakefab_counts(e.ff)->sl2vl_sets, sets);
 	expect_all(&e, SWE_SL2VL, CA_SL2VL, 1);
@@ -241,7 +211,7 @@ START_TEST(t_qos_off)
 	ck_assert_uint_eq(fakefab_counts(e.ff)->vlarb_sets, 0);
 	ck_assert_uint_eq(count_events(&e, "qos_routing_sl2vl", ""), 0);
 
-	layers_vls = 2;
+	layers_vls(2);
 	simenv_sweep_to(&e, 2);
 	ck_assert_uint_gt(fakefab_counts(e.ff)->sl2vl_sets, 0);
 	ck_assert_uint_gt(fakefab_counts(e.ff)->vlarb_sets, 0);
@@ -279,7 +249,7 @@ START_TEST(t_too_many_vls)
 	ck_assert_ptr_null(route_state_routes(e.sm->route)->sl);
 	ck_assert_uint_eq(count_events(&e, "qos_routing_sl2vl", ""), 0);
 
-	layers_vls = 2;
+	layers_vls(2);
 	simenv_sweep_to(&e, 2);
 	ck_assert_str_eq(route_state_info(e.sm->route)->engine, "layers");
 	expect_all(&e, SWE_SL2VL, CA_SL2VL, 2);
