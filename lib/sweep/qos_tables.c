@@ -451,8 +451,16 @@ static void qos_route_tables(struct sweep *sw, struct qos_pass *ps)
 
 static bool qos_skip(const struct sweep *sw)
 {
-	/* QoS off: nothing is sent, nothing is slower, unless the routing needs VLs */
-	return sw->read_only || (!sw->sm->conf->qos && !qos_route_layered(sw->sm));
+	if (sw->read_only)
+		return true;
+	if (sw->sm->conf->qos || qos_route_layered(sw->sm))
+		return false;
+	/*
+	 * QoS off: nothing is sent, nothing is slower. Ports may lose their
+	 * tables meanwhile unseen, so a layered routing coming back sends all
+	 */
+	qos_held_forget_all(sw->sm->qos_held);
+	return true;
 }
 
 /*

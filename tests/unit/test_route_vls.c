@@ -223,6 +223,16 @@ START_TEST(t_qos_off)
 	simenv_sweep_to(&e, 3);
 	ck_assert_uint_eq(fakefab_counts(e.ff)->sl2vl_sets, 0);
 	ck_assert_uint_eq(count_events(&e, "qos_routing_sl2vl", ""), 1);
+
+	/* one VL, then two again: nothing followed the tables meanwhile, all are sent */
+	layers_vls(1);
+	simenv_sweep_to(&e, 4);
+	ck_assert_uint_eq(fakefab_counts(e.ff)->sl2vl_sets, 0);
+	layers_vls(2);
+	simenv_sweep_to(&e, 5);
+	ck_assert_uint_gt(fakefab_counts(e.ff)->sl2vl_sets, 0);
+	expect_all(&e, BUILTIN, BUILTIN, 2);
+	ck_assert_uint_eq(count_events(&e, "qos_routing_sl2vl", ""), 1);
 	simenv_fini(&e);
 }
 END_TEST
