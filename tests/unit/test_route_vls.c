@@ -39,7 +39,7 @@ enum { H1 = 0, LEAF1 = 6, SPINE1 = 9, NNODES = 11 };
 
 #define SWE_SL2VL "7,6,5,4,3,2,1,0,7,6,5,4,3,2,1,0"
 #define CA_SL2VL  "1,1,2,2,3,3,4,4,5,5,6,6,7,7,0,15"
-#define BUILTIN   "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,7"
+#define BUILTIN	  "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,7"
 
 /* the VLs the layers engine asks for at its next run */
 static void layers_vls(unsigned vls)
@@ -157,11 +157,26 @@ static void expect_all(const struct simenv *e, const char *swe, const char *ca, 
 	}
 }
 
+/*
+ * The engine on vls VLs from heavy sweep n on: the tables as wanted, the view showing the
+ * mapping; returns how many SL2VL Sets that took
+ */
+static uint64_t reroute_to(struct simenv *e, unsigned vls, unsigned n, const char *swe,
+			   const char *ca)
+{
+	uint64_t before = fakefab_counts(e->ff)->sl2vl_sets;
+
+	layers_vls(vls);
+	simenv_sweep_to(e, n);
+	expect_all(e, swe, ca, vls);
+	expect_view(e, vls > 1 ? vls : 0);
+	return fakefab_counts(e->ff)->sl2vl_sets - before;
+}
+
 /* qos TRUE: the routing's SLs map to its VLs, the other SLs keep the QoS tables; said once */
 START_TEST(t_qos_on)
 {
 	struct simenv e;
-	uint64_t sets;
 
 	start(&e, true, 4, 0);
 	ck_assert_int_eq(fakefab_op_vls(e.ff, LEAF1, 5), 4); /* switch links: VL0-7 */
@@ -177,21 +192,12 @@ START_TEST(t_qos_on)
 	ck_assert_uint_eq(count_events(&e, "qos_routing_sl2vl", ""), 1);
 
 	/* a new result mapping SL 2 and 3 to VL 0 and 1: the tables go out again */
-	layers_vls(2);
-	simenv_sweep_to(&e, 3);
-	sets = fakefab_counts(e.ff)->sl2vl_sets;
-	ck_assert_uint_gt(sets, 0);
-	expect_all(&e, SWE_SL2VL, CA_SL2VL, 2);
-	expect_view(&e, 2);
+	ck_assert_uint_gt(reroute_to(&e, 2, 3, SWE_SL2VL, CA_SL2VL), 0);
 	ck_assert_uint_eq(count_events(&e, "qos_routing_sl2vl", "0:0,1:1,2:0,3:1"), 1);
 	ck_assert_uint_eq(count_events(&e, "qos_routing_sl2vl", ""), 2);
 
 	/* back to one VL: the QoS tables alone */
-	layers_vls(1);
-	simenv_sweep_to(&e, 4);
-	ck_assert_uint_gt(fakefab_counts(e.ff)->sl2vl_sets, sets);
-	expect_all(&e, SWE_SL2VL, CA_SL2VL, 1);
-	expect_view(&e, 0);
+	ck_assert_uint_gt(reroute_to(&e, 1, 4, SWE_SL2VL, CA_SL2VL), 0);
 	ck_assert_uint_eq(count_events(&e, "qos_routing_sl2vl", ""), 2);
 	simenv_fini(&e);
 }
@@ -211,13 +217,9 @@ START_TEST(t_qos_off)
 	ck_assert_uint_eq(fakefab_counts(e.ff)->vlarb_sets, 0);
 	ck_assert_uint_eq(count_events(&e, "qos_routing_sl2vl", ""), 0);
 
-	layers_vls(2);
-	simenv_sweep_to(&e, 2);
-	ck_assert_uint_gt(fakefab_counts(e.ff)->sl2vl_sets, 0);
-	ck_assert_uint_gt(fakefab_counts(e.ff)->vlarb_sets, 0);
 	/* the qos_*_sl2vl keys count for nothing with QoS off */
-	expect_all(&e, BUILTIN, BUILTIN, 2);
-	expect_view(&e, 2);
+	ck_assert_uint_gt(reroute_to(&e, 2, 2, BUILTIN, BUILTIN), 0);
+	ck_assert_uint_gt(fakefab_counts(e.ff)->vlarb_sets, 0);
 	ck_assert_uint_eq(count_events(&e, "qos_routing_sl2vl", "qos is FALSE"), 1);
 	fakefab_reset_counts(e.ff);
 	simenv_sweep_to(&e, 3);
@@ -228,10 +230,7 @@ START_TEST(t_qos_off)
 	layers_vls(1);
 	simenv_sweep_to(&e, 4);
 	ck_assert_uint_eq(fakefab_counts(e.ff)->sl2vl_sets, 0);
-	layers_vls(2);
-	simenv_sweep_to(&e, 5);
-	ck_assert_uint_gt(fakefab_counts(e.ff)->sl2vl_sets, 0);
-	expect_all(&e, BUILTIN, BUILTIN, 2);
+	ck_assert_uint_gt(reroute_to(&e, 2, 5, BUILTIN, BUILTIN), 0);
 	ck_assert_uint_eq(count_events(&e, "qos_routing_sl2vl", ""), 1);
 	simenv_fini(&e);
 }
