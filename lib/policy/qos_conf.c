@@ -170,6 +170,19 @@ unsigned qos_conf_route(struct qos_conf *qc, const struct qos_route_map *m)
 	return changed;
 }
 
+unsigned qos_conf_unserved(const struct qos_class_conf *cc, unsigned num_vls)
+{
+	unsigned want = (num_vls >= 16 ? 0xffffu : (1u << num_vls) - 1), served = 0, i;
+
+	for (i = 0; i < QOS_VLARB_ENTRIES; i++) {
+		if (cc->vlarb_high[i].weight)
+			served |= 1u << cc->vlarb_high[i].vl;
+		if (cc->vlarb_low[i].weight)
+			served |= 1u << cc->vlarb_low[i].vl;
+	}
+	return want & ~served;
+}
+
 /* "file:line: " of key k, or "" when it was not read from a file */
 static const char *key_where(const struct ibsm_conf *c, size_t k, char *buf, size_t len)
 {

@@ -70,6 +70,8 @@ void qos_conf_builtin(struct qos_conf *out);
  * hooks). Returns the SLs (bit n: SL n) whose VL changed in some class.
  */
 unsigned qos_conf_route(struct qos_conf *qc, const struct qos_route_map *m);
+/* the VLs below num_vls that neither VL arbitration table of cc gives a weight (bit n: VL n) */
+unsigned qos_conf_unserved(const struct qos_class_conf *cc, unsigned num_vls);
 /*
  * The warnings OpenSM gives for the QoS keys when qos is TRUE (a VL or
  * weight that is no number or out of range, a missing ':', too many or too

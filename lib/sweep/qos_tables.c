@@ -415,6 +415,32 @@ static void qos_route_map_of(const struct ibsm_sm *sm, struct qos_route_map *m)
 	}
 }
 
+/*
+ * A layer on a VL that the VL arbitration tables give no weight is never
+ * sent: say so with the new mapping, per class
+ */
+static void qos_route_unserved(struct ibsm_sm *sm, const struct qos_pass *ps, unsigned num_vls)
+{
+	char vls[64];
+	unsigned cls, bits, vl;
+
+	for (cls = 0; cls < QOS_NCLASSES; cls++) {
+		bits = qos_conf_unserved(&ps->qc.cls[cls], num_vls);
+		if (!bits)
+			continue;
+		vls[0] = '\0';
+		for (vl = 0; vl < 16; vl++)
+			if (bits & (1u << vl))
+				snprintf(vls + strlen(vls), sizeof(vls) - strlen(vls), "%s%u",
+					 vls[0] ? "," : "", vl);
+		sm_event(sm, "qos_routing_vlarb",
+			 "routing by %s puts paths on vl %s, which the %s vl arbitration tables "
+			 "give no weight: those paths would never be sent",
+			 route_state_info(sm->route)->engine, vls,
+			 qos_class_name((enum qos_class)cls));
+	}
+}
+
 /* the routing's SL2VL over the tables of ps; said once per mapping */
 static void qos_route_tables(struct sweep *sw, struct qos_pass *ps)
 {
@@ -447,6 +473,7 @@ static void qos_route_tables(struct sweep *sw, struct qos_pass *ps)
 			 "routing by %s needs %u vls: its sl:vl %s overrides the qos sl2vl "
 			 "tables for those sls",
 			 route_state_info(sm->route)->engine, m.num_vls, map);
+	qos_route_unserved(sm, ps, m.num_vls);
 }
 
 static bool qos_skip(const struct sweep *sw)

@@ -6,7 +6,8 @@
  * routing's SLs with `qos TRUE` (its mapping over the qos_*_sl2vl tables,
  * said once) and `qos FALSE` (written anyway, over OpenSM's built-in
  * tables), the tables sent again when a new result maps the SLs otherwise,
- * nothing written for a routing of one VL with QoS off, the qos view
+ * nothing written for a routing of one VL with QoS off, VL arbitration
+ * tables that leave a VL of the routing without weight, the qos view
  * (the mapping, no port differing from it), and a result that
  * needs more VLs than the switch-to-switch links operate refused by the
  * verifier, the chain falling back.
@@ -50,6 +51,9 @@ static void layers_vls(unsigned vls)
 	ck_assert_int_eq(setenv("IBSM_TEST_LAYERS_VLS", num, 1), 0);
 }
 
+/* more keys for the next start(): key, value pairs, NULL-terminated */
+static const char *const *extra_keys;
+
 /*
  * The fake fabric with IsSLMappingSupported on every switch, an SM routing
  * with layers (num_vls vls) and QoS on or off, after its first sweep;
@@ -71,6 +75,10 @@ static void start(struct simenv *e, bool qos, unsigned vls, unsigned max_op_vls)
 	ck_assert(conf_set(c, "qos_swe_sl2vl", SWE_SL2VL, CONF_FROM_SET, 0, err, 256) == 0);
 	ck_assert(conf_set(c, "qos_ca_sl2vl", CA_SL2VL, CONF_FROM_SET, 0, err, 256) == 0);
 	ck_assert(conf_set(c, "routing_engine", "layers", CONF_FROM_SET, 0, err, 256) == 0);
+	for (n = 0; extra_keys && extra_keys[n]; n += 2)
+		ck_assert(
+		    conf_set(c, extra_keys[n], extra_keys[n + 1], CONF_FROM_SET, 0, err, 256) == 0);
+	extra_keys = NULL;
 	if (max_op_vls) {
 		snprintf(num, sizeof(num), "%u", max_op_vls);
 		ck_assert(conf_set(c, "max_op_vls", num, CONF_FROM_SET, 0, err, 256) == 0);
@@ -236,6 +244,24 @@ START_TEST(t_qos_off)
 }
 END_TEST
 
+/* VL arbitration tables giving no weight to VLs the routing uses: said, per class */
+START_TEST(t_vlarb_unserved)
+{
+	static const char *const keys[] = {"qos_swe_vlarb_low", "0:10,1:10", "qos_swe_vlarb_high",
+					   "0:0", NULL};
+	struct simenv e;
+
+	extra_keys = keys;
+	start(&e, true, 4, 0);
+	ck_assert_uint_eq(count_events(&e, "qos_routing_vlarb", "vl 2,3, which the swe vl"), 1);
+	ck_assert_uint_eq(count_events(&e, "qos_routing_vlarb", ""), 1);
+	/* the routing's VLs within the tables: nothing said */
+	reroute_to(&e, 2, 2, SWE_SL2VL, CA_SL2VL);
+	ck_assert_uint_eq(count_events(&e, "qos_routing_vlarb", ""), 1);
+	simenv_fini(&e);
+}
+END_TEST
+
 /*
  * Switch links operating VL0-1 (max_op_vls 2): 4 VLs are refused by the
  * verifier and the chain falls back to minhop; 2 VLs pass
@@ -293,4 +319,5 @@ START_TEST(t_verify_limit)
 }
 END_TEST
 
-CHECK_MAIN_TESTS("route_vls", 60, t_qos_on, t_qos_off, t_too_many_vls, t_verify_limit)
+CHECK_MAIN_TESTS("route_vls", 60, t_qos_on, t_qos_off, t_vlarb_unserved, t_too_many_vls,
+		 t_verify_limit)
