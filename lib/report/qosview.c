@@ -172,8 +172,7 @@ json_t *status_qos(const struct ibsm_sm *sm)
 
 	qos_conf_build(sm->conf, &qc);
 	st = sm->qos_held ? qos_held_stats(sm->qos_held) : NULL;
-	/* the tables the qos phase writes: a layered routing's SL2VL over them, even with QoS off
-	 */
+	/* what the qos phase writes: a layered routing's SL2VL over them, even with QoS off */
 	if (st && st->route_map.num_vls > 1) {
 		if (!qc.enabled)
 			qos_conf_builtin(&qc);
