@@ -564,6 +564,10 @@ static void render_qos(const json_t *res)
 	print_template("QoS {enabled}, max_op_vls {max_op_vls}, optimized SL2VL "
 		       "{use_optimized_slvl}", res);
 	print_list(jget(res, "classes"), qos_class_cols);
+	if (json_is_object(jget(res, "routing_sl2vl")))
+		print_template("The routing uses {routing_sl2vl.num_vls} VLs: the SL2VL above maps "
+			       "its SLs to them",
+			       res);
 	if (json_array_size(jget(res, "differ"))) {
 		print_template("\n{differ_count} ports hold tables other than the configuration's:",
 			       res);

@@ -235,7 +235,10 @@ GROUPS = [
      "the VLs the ports operated when found and its next heavy sweep corrects them; ibsmd "
      "writes them after, masked for the VLs the ports operate. SLtoVLMappingTableRecord and "
      "VLArbitrationTableRecord answer the tables ibsmd knows the ports hold; OpenSM answers "
-     "zeros for tables it never wrote.",
+     "zeros for tables it never wrote. A routing engine that puts paths on virtual layers "
+     "(SLs, mapped to VLs as SL mod its VL count) overrides the SL2VL tables for the SLs it "
+     "uses, in every class, with qos TRUE and qos FALSE alike (OpenSM needs qos TRUE); "
+     "the event qos_routing_sl2vl says so once per mapping (ibsmd(8), Ports and routing).",
      [r"qos.*", r"use_optimized_slvl", r"suppress_sl2vl_mad_status_errors"]),
     ("Congestion control", None, [r"congestion_control", r"cc_.*"]),
     ("Performance manager", None, [r"perfmgr.*", r"event_db_dump_file"]),

@@ -137,6 +137,52 @@ void qos_conf_build(const struct ibsm_conf *c, struct qos_conf *out)
 		class_build(c, (enum qos_class)i, &out->cls[i]);
 }
 
+void qos_conf_builtin(struct qos_conf *out)
+{
+	unsigned i;
+
+	out->enabled = false;
+	for (i = 0; i < QOS_NCLASSES; i++) {
+		struct qos_class_conf *cc = &out->cls[i];
+
+		memset(cc, 0, sizeof(*cc));
+		cc->max_vls = QOS_DEFAULT_MAX_VLS;
+		cc->high_limit = QOS_DEFAULT_HIGH_LIMIT;
+		qos_parse_vlarb(QOS_DEFAULT_VLARB_HIGH, cc->vlarb_high);
+		qos_parse_vlarb(QOS_DEFAULT_VLARB_LOW, cc->vlarb_low);
+		qos_parse_sl2vl(QOS_DEFAULT_SL2VL, cc->sl2vl);
+	}
+}
+
+unsigned qos_conf_route(struct qos_conf *qc, const struct qos_route_map *m)
+{
+	unsigned changed = 0, i, sl;
+
+	if (m->num_vls < 2)
+		return 0;
+	for (i = 0; i < QOS_NCLASSES; i++)
+		for (sl = 0; sl < 16; sl++) {
+			if (m->vl[sl] == QOS_ROUTE_UNUSED || qc->cls[i].sl2vl[sl] == m->vl[sl])
+				continue;
+			qc->cls[i].sl2vl[sl] = m->vl[sl];
+			changed |= 1u << sl;
+		}
+	return changed;
+}
+
+unsigned qos_conf_unserved(const struct qos_class_conf *cc, unsigned num_vls)
+{
+	unsigned want = (num_vls >= 16 ? 0xffffu : (1u << num_vls) - 1), served = 0, i;
+
+	for (i = 0; i < QOS_VLARB_ENTRIES; i++) {
+		if (cc->vlarb_high[i].weight)
+			served |= 1u << cc->vlarb_high[i].vl;
+		if (cc->vlarb_low[i].weight)
+			served |= 1u << cc->vlarb_low[i].vl;
+	}
+	return want & ~served;
+}
+
 /* "file:line: " of key k, or "" when it was not read from a file */
 static const char *key_where(const struct ibsm_conf *c, size_t k, char *buf, size_t len)
 {

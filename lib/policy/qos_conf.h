@@ -48,10 +48,30 @@ struct qos_conf {
 	struct qos_class_conf cls[QOS_NCLASSES];
 };
 
+/*
+ * The SL2VL a routing result needs (struct ibsm_routes sl and num_vls): the
+ * VL of each SL it hands out, QOS_ROUTE_UNUSED for the SLs it does not use.
+ */
+#define QOS_ROUTE_UNUSED 0xff
+struct qos_route_map {
+	uint8_t num_vls; /* 0 or 1: the routing needs no SL2VL of its own */
+	uint8_t vl[16];
+};
+
 /* "ca", "sw0", "swe", "rtr" */
 const char *qos_class_name(enum qos_class cls);
 /* the effective tables of every class from c */
 void qos_conf_build(const struct ibsm_conf *c, struct qos_conf *out);
+/* OpenSM's built-in tables for every class, whatever the keys say (qos FALSE) */
+void qos_conf_builtin(struct qos_conf *out);
+/*
+ * Put the routing's VL for each SL it uses into the SL2VL of every class
+ * (the routing's layers win over the QoS tables, as OpenSM's update_sl2vl
+ * hooks). Returns the SLs (bit n: SL n) whose VL changed in some class.
+ */
+unsigned qos_conf_route(struct qos_conf *qc, const struct qos_route_map *m);
+/* the VLs below num_vls that neither VL arbitration table of cc gives a weight (bit n: VL n) */
+unsigned qos_conf_unserved(const struct qos_class_conf *cc, unsigned num_vls);
 /*
  * The warnings OpenSM gives for the QoS keys when qos is TRUE (a VL or
  * weight that is no number or out of range, a missing ':', too many or too

@@ -52,6 +52,8 @@ struct qos_held_stats {
 	uint32_t last_sweep_smps;
 	/* per port class, bit n: masking for OperationalVLs n was looked at (and logged) */
 	uint8_t masked_checked[4];
+	/* the routing's SL2VL the last qos phase wrote, and the last one logged */
+	struct qos_route_map route_map, route_said;
 };
 struct qos_held_stats *qos_held_stats(struct qos_held *h);
 

@@ -147,29 +147,50 @@ static void ports_json(const struct ibsm_sm *sm, const struct qos_conf *qc, json
 	}
 }
 
+/* the SL2VL of the routing in use, as the last qos phase wrote it: null for one VL */
+static json_t *route_map_json(const struct qos_held_stats *st)
+{
+	json_t *vls;
+	unsigned sl;
+
+	if (!st || st->route_map.num_vls < 2)
+		return json_null();
+	vls = json_array();
+	for (sl = 0; sl < 16; sl++)
+		json_array_append_new(vls, st->route_map.vl[sl] == QOS_ROUTE_UNUSED
+					       ? json_null()
+					       : json_integer(st->route_map.vl[sl]));
+	return json_pack("{s:i, s:o}", "num_vls", (int)st->route_map.num_vls, "sl_vl", vls);
+}
+
 json_t *status_qos(const struct ibsm_sm *sm)
 {
 	const struct qos_held_stats *st;
-	json_t *differ = json_array(), *refused = json_array();
+	json_t *o, *differ = json_array(), *refused = json_array();
 	unsigned ndiffer = 0, nrefused = 0;
 	struct qos_conf qc;
 
 	qos_conf_build(sm->conf, &qc);
-	if (sm->qos_held && qc.enabled)
-		ports_json(sm, &qc, differ, refused, &ndiffer, &nrefused);
 	st = sm->qos_held ? qos_held_stats(sm->qos_held) : NULL;
-	return json_pack("{s:b, s:b, s:b, s:i, s:o, s:o, s:i, s:o, s:i, s:{s:I, s:I, s:I, s:I, s:i},"
-			 " s:o}",
-			 "enabled", qc.enabled, "use_optimized_slvl", sm->conf->use_optimized_slvl,
-			 "suppress_sl2vl_mad_status_errors",
-			 sm->conf->suppress_sl2vl_mad_status_errors, "max_op_vls",
-			 (int)sm->conf->max_op_vls, "classes", classes_json(&qc), "differ", differ,
-			 "differ_count", (int)ndiffer, "refused", refused, "refused_count",
-			 (int)nrefused, "smps", "sl2vl_sets",
-			 (json_int_t)(st ? st->sl2vl_sets : 0), "vlarb_sets",
-			 (json_int_t)(st ? st->vlarb_sets : 0), "opt_sl2vl_sets",
-			 (json_int_t)(st ? st->opt_sets : 0), "refused",
-			 (json_int_t)(st ? st->refused : 0), "last_sweep",
-			 (int)(st ? st->last_sweep_smps : 0), "policy",
-			 qospol_json(sm->qospol));
+	/* what the qos phase writes: a layered routing's SL2VL over them, even with QoS off */
+	if (st && st->route_map.num_vls > 1) {
+		if (!qc.enabled)
+			qos_conf_builtin(&qc);
+		qos_conf_route(&qc, &st->route_map);
+	}
+	if (sm->qos_held && (qc.enabled || (st && st->route_map.num_vls > 1)))
+		ports_json(sm, &qc, differ, refused, &ndiffer, &nrefused);
+	o = json_pack(
+	    "{s:b, s:b, s:b, s:i, s:o, s:o, s:i, s:o, s:i, s:{s:I, s:I, s:I, s:I, s:i},"
+	    " s:o}",
+	    "enabled", qc.enabled, "use_optimized_slvl", sm->conf->use_optimized_slvl,
+	    "suppress_sl2vl_mad_status_errors", sm->conf->suppress_sl2vl_mad_status_errors,
+	    "max_op_vls", (int)sm->conf->max_op_vls, "classes", classes_json(&qc), "differ", differ,
+	    "differ_count", (int)ndiffer, "refused", refused, "refused_count", (int)nrefused,
+	    "smps", "sl2vl_sets", (json_int_t)(st ? st->sl2vl_sets : 0), "vlarb_sets",
+	    (json_int_t)(st ? st->vlarb_sets : 0), "opt_sl2vl_sets",
+	    (json_int_t)(st ? st->opt_sets : 0), "refused", (json_int_t)(st ? st->refused : 0),
+	    "last_sweep", (int)(st ? st->last_sweep_smps : 0), "policy", qospol_json(sm->qospol));
+	json_object_set_new(o, "routing_sl2vl", route_map_json(st));
+	return o;
 }

@@ -951,6 +951,22 @@ static bool check_input(struct vctx *v)
 		problem(out, "lft rows of %u entries cannot hold lid %u", r->stride, r->max_lid);
 		return false;
 	}
+	/*
+	 * SL to VL is sl % num_vls on every port (qos_tables.c): a port that
+	 * operates fewer VLs would fold layers together, and the layers' CDGs
+	 * checked apart are no longer the fabric's
+	 */
+	if (r->sl && r->num_vls > 1 && v->o->max_vls && r->num_vls > v->o->max_vls) {
+		problem(out,
+			"the routes need %u VLs, the switch-to-switch links operate %u "
+			"(OperationalVLs)",
+			r->num_vls, v->o->max_vls);
+		return false;
+	}
+	if (r->sl && r->num_vls > 15) {
+		problem(out, "the routes need %u VLs, InfiniBand has 15 data VLs", r->num_vls);
+		return false;
+	}
 	return true;
 }
 

@@ -30,6 +30,9 @@ struct verify_opts {
 	unsigned shifts;    /* shift permutations to sample (0: none) */
 	unsigned threads;   /* worker threads; 0: one per online CPU (at most 16), one
 			     * for a small fabric. The report is the same whatever the number */
+	unsigned max_vls;   /* data VLs every switch-to-switch link operates (from
+			     * PortInfo OperationalVLs); routes whose SLs need more
+			     * are refused. 0: not known, no limit (offline) */
 };
 
 /*

@@ -19,6 +19,17 @@
  * differs from what the port is known to hold (qos_held.c) is sent;
  * VLHighLimit goes in the PortInfo Set of the configure phase (ports.c).
  * A port that refuses a table is reported and the sweep goes on.
+ *
+ * A routing that layers its paths over VLs (struct ibsm_routes sl and
+ * num_vls: dfsssp-like engines) needs SL n to travel on VL n % num_vls on
+ * every port, or its deadlock freedom, checked per VL by the verifier, is
+ * not the fabric's. For the SLs it uses that mapping overrides the
+ * qos_*_sl2vl tables of every class (OpenSM's engines do the same in their
+ * update_sl2vl hooks); the other SLs keep the QoS tables. With `qos FALSE`
+ * such a routing still gets its tables, over OpenSM's built-in ones, where
+ * OpenSM writes nothing and the layers share VL0. Each new mapping is logged
+ * once; a new routing result with another mapping changes the tables, so
+ * they go out again as any table that differs from what the ports hold.
  */
 #include "config.h"
 
@@ -31,6 +42,8 @@
 #include "core/util.h"
 #include "policy/qos_conf.h"
 #include "policy/qos_held.h"
+#include "route/route_state.h"
+#include "route/routing.h"
 #include "sm/smstate.h"
 #include "sweep/sweep.h"
 
@@ -370,10 +383,111 @@ static bool qos_produce(struct sweep *sw)
 	return false;
 }
 
+/* the routing in use layers its paths over more than one VL */
+static bool qos_route_layered(const struct ibsm_sm *sm)
+{
+	const struct ibsm_routes *r = route_state_routes(sm->route);
+
+	return r && r->sl && r->num_vls > 1;
+}
+
+/* the VL of each SL the routing in use hands out: sl % num_vls, as verify.c checks it */
+static void qos_route_map_of(const struct ibsm_sm *sm, struct qos_route_map *m)
+{
+	const struct ibsm_routes *r = route_state_routes(sm->route);
+	unsigned lid, sl;
+	uint32_t s;
+
+	memset(m, 0, sizeof(*m));
+	memset(m->vl, QOS_ROUTE_UNUSED, sizeof(m->vl));
+	if (!qos_route_layered(sm))
+		return;
+	m->num_vls = r->num_vls;
+	for (s = 0; s < r->nsw; s++) {
+		const uint8_t *lft = routes_lft(r, s), *row = r->sl + (size_t)s * r->stride;
+
+		for (lid = 1; lid <= r->max_lid; lid++) {
+			if (lft[lid] == ROUTE_NONE)
+				continue;
+			sl = row[lid] & 0xf;
+			m->vl[sl] = (uint8_t)(sl % r->num_vls);
+		}
+	}
+}
+
+/*
+ * A layer on a VL that the VL arbitration tables give no weight is never
+ * sent: say so with the new mapping, per class
+ */
+static void qos_route_unserved(struct ibsm_sm *sm, const struct qos_pass *ps, unsigned num_vls)
+{
+	char vls[64];
+	unsigned cls, bits, vl;
+
+	for (cls = 0; cls < QOS_NCLASSES; cls++) {
+		bits = qos_conf_unserved(&ps->qc.cls[cls], num_vls);
+		if (!bits)
+			continue;
+		vls[0] = '\0';
+		for (vl = 0; vl < 16; vl++)
+			if (bits & (1u << vl))
+				snprintf(vls + strlen(vls), sizeof(vls) - strlen(vls), "%s%u",
+					 vls[0] ? "," : "", vl);
+		sm_event(sm, "qos_routing_vlarb",
+			 "routing by %s puts paths on vl %s, which the %s vl arbitration tables "
+			 "give no weight: those paths would never be sent",
+			 route_state_info(sm->route)->engine, vls,
+			 qos_class_name((enum qos_class)cls));
+	}
+}
+
+/* the routing's SL2VL over the tables of ps; said once per mapping */
+static void qos_route_tables(struct sweep *sw, struct qos_pass *ps)
+{
+	struct ibsm_sm *sm = sw->sm;
+	struct qos_held_stats *st = qos_held_stats(sm->qos_held);
+	struct qos_route_map m;
+	char map[16 * 10] = "";
+	unsigned changed, sl;
+
+	if (!sm->conf->qos)
+		qos_conf_builtin(&ps->qc);
+	qos_route_map_of(sm, &m);
+	changed = qos_conf_route(&ps->qc, &m);
+	st->route_map = m;
+	if (m.num_vls < 2 || !memcmp(&m, &st->route_said, sizeof(m)))
+		return;
+	st->route_said = m;
+	for (sl = 0; sl < 16; sl++)
+		if (m.vl[sl] != QOS_ROUTE_UNUSED)
+			snprintf(map + strlen(map), sizeof(map) - strlen(map), "%s%u:%u",
+				 map[0] ? "," : "", sl, m.vl[sl]);
+	if (!sm->conf->qos)
+		sm_event(sm, "qos_routing_sl2vl",
+			 "routing by %s needs %u vls (sl:vl %s) and qos is FALSE: programming "
+			 "sl2vl and vl arbitration anyway (OpenSM would not, and its layers "
+			 "would share vl0)",
+			 route_state_info(sm->route)->engine, m.num_vls, map);
+	else if (changed)
+		sm_event(sm, "qos_routing_sl2vl",
+			 "routing by %s needs %u vls: its sl:vl %s overrides the qos sl2vl "
+			 "tables for those sls",
+			 route_state_info(sm->route)->engine, m.num_vls, map);
+	qos_route_unserved(sm, ps, m.num_vls);
+}
+
 static bool qos_skip(const struct sweep *sw)
 {
-	/* QoS off: nothing is sent, nothing is slower */
-	return !sw->sm->conf->qos || sw->read_only;
+	if (sw->read_only)
+		return true;
+	if (sw->sm->conf->qos || qos_route_layered(sw->sm))
+		return false;
+	/*
+	 * QoS off: nothing is sent, nothing is slower. Ports may lose their
+	 * tables meanwhile unseen, so a layered routing coming back sends all
+	 */
+	qos_held_forget_all(sw->sm->qos_held);
+	return true;
 }
 
 /*
@@ -408,6 +522,7 @@ static void qos_start(struct sweep *sw)
 	struct ibsm_fabric *f = &sw->sm->fabric;
 
 	qos_conf_build(sw->sm->conf, &ps->qc);
+	qos_route_tables(sw, ps);
 	qos_forget_new(sw);
 	ps->smps = 0;
 	if (f->nnodes)

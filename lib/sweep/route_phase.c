@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "model/fabric.h"
 #include "model/topo.h"
 #include "route/route_state.h"
 #include "route/verify.h"
@@ -35,6 +36,38 @@ static void route_phase_report(struct ibsm_sm *sm, const struct route_outcome *o
 				 "their tables",
 				 a->engine, a->why);
 	}
+}
+
+/*
+ * The data VLs every switch-to-switch link operates (PortInfo
+ * OperationalVLs, 1: VL0, 2: VL0-1, 3: VL0-3, 4: VL0-7, 5: VL0-14), as the
+ * configure phase just set them: a routing whose SLs need more is refused
+ * by the verifier. Links to end ports do not count: a packet keeps the VL
+ * of its SL from the first switch on, and an end port's own VLs only
+ * matter for its own link. 0 when no such link is up (nothing to limit).
+ */
+static unsigned route_sw_link_vls(const struct ibsm_fabric *f)
+{
+	unsigned best = 0, i, j;
+
+	for (i = 0; i < f->nnodes; i++) {
+		const struct ibsm_node *n = f->nodes_v[i];
+
+		if (n->gen != f->gen || !node_is_switch(n))
+			continue;
+		for (j = 1; j <= n->nports; j++) {
+			const struct ibsm_port *p = &n->ports[j];
+			unsigned op = p->pi.op_vls, vls;
+
+			if (!p->have_pi || !p->remote || p->pi.phys_state != IBSM_PHYS_LINKUP ||
+			    !node_is_switch(p->remote->node) || op == 0)
+				continue;
+			vls = op >= 5 ? 15 : 1u << (op - 1);
+			if (!best || vls < best)
+				best = vls;
+		}
+	}
+	return best;
 }
 
 /* the worker is done (on the loop): the routing state has taken its result */
@@ -66,6 +99,7 @@ static void route_phase_start(struct sweep *sw)
 				strcmp(sm->conf->routing_verify, "warn");
 	vo.stats = true;
 	vo.shifts = 8;
+	vo.max_vls = route_sw_link_vls(&sm->fabric);
 	sweep_hold(sw); /* the phase lasts until route_phase_done */
 	route_state_start(sm->route, topo_from_fabric(&sm->fabric), &vo,
 			  sw->patchable && !sw->res.lids_changed, route_phase_done, sw);

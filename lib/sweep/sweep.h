@@ -49,7 +49,8 @@
  * through mcast.h), smst (election.c, through smstate.h), region_seeds
  * and region_reroute (region.c, light.c), and route, the routing state
  * (route_phase.c starts its worker; lft.c reads the routes through
- * route_state.h; sweep.c asks whether they were patched). Nothing else.
+ * route_state.h; qos_tables.c reads their SLs for the SL2VL tables;
+ * sweep.c asks whether they were patched). Nothing else.
  */
 #ifndef IBSM_SWEEP_H
 #define IBSM_SWEEP_H

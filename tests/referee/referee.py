@@ -21,12 +21,18 @@ and reports, as JSON (stdout, and --json FILE):
                          was not read on some switch (--quick, or smpdump failed) and the
                          pairs whose walk reaches such a switch: neither routed nor unrouted
   credit_loops           a cycle in the channel dependency graph (per VL with --vl, else VL0)
+  with --vl: pathrecords, sl_unknown (CA pairs the SA gave no SL for: not judged per VL),
+  sl2vl_unread (switch output ports whose SL2VL table smpquery could not read), pairs_vl15
+  (pairs whose SL a switch on the way, the last one included, maps to VL15: dropped, bad
+  examples in pairs_bad),
+  vls_used (the VLs CA-to-CA paths take on switch links)
   a2a_max_link_load / a2a_avg_link_load   all-to-all CA paths per directed switch link
   shift_max_congestion / shift_mean_congestion   the worst switch link over --shifts shift
                          permutations (CA ports in LID order)
   path_stretch           switch hops taken / shortest switch hops, over all CA pairs (and
                          path_stretch_max, the worst pair)
-"ok" is true when nothing above is wrong (credit loops tolerated with
+"ok" is true when nothing above is wrong (with --vl an SL or a table not read is wrong too: the
+pairs cannot be judged per VL; credit loops tolerated with
 --allow-credit-loops; with --quick, pairs_unjudged are left out, as the shared judge leaves
 out its lids_unlisted; without it an unread top entry is wrong); the exit code is 0 then, 1
 when not ok, 2 when the tools failed.
@@ -381,8 +387,11 @@ class Sl2Vl:
 
     def __init__(self, fab, src):
         self.fab, self.src, self.tables = fab, src, {}
+        self.unread = set()     # (switch, out port) without a table for an input port used
 
     def vl(self, sw, inp, out, sl):
+        """the VL of sl from port inp to port out of switch sw; 0 for a table not read (and
+        the port noted in self.unread)"""
         key = (sw, out)
         if key not in self.tables:
             lid = self.fab.switches[sw]['lid']
@@ -393,7 +402,10 @@ class Sl2Vl:
                 t[int(i)] = [int(x) for x in row.split('|')]
             self.tables[key] = t
         row = self.tables[key].get(inp)
-        return row[sl] if row and sl < len(row) else 0
+        if not row or len(row) != 16:
+            self.unread.add(key)
+            return 0
+        return row[sl]
 
 
 # --- the report ----------------------------------------------------------------------------
@@ -491,19 +503,31 @@ class Walk:
         sls, sl2vl = read_sls(src, pairs), Sl2Vl(fab, src)
         self.pathrecords = len(sls)
         self.sl_unknown = sum(1 for p in pairs if p not in sls)
+        self.vl15, self.vl15_bad, self.vls_used = 0, [], set()
         load, deps = collections.Counter(), collections.defaultdict(set)
         for dlid in self.ca_lids:
             tree = self.trees[dlid]
             for c, s in self.routed_cas(tree, dlid):
                 sl = sls.get((fab.ports[c]['lid'], dlid), 0)
                 inp, prev = fab.ports[c]['peer'][1], None
-                while tree[s][1]:
+                while True:
                     _, nxt, out, _ = tree[s]
+                    vl = sl2vl.vl(s, inp, out, sl)
+                    if vl == 15:    # the switch drops it
+                        self.vl15 += 1
+                        if len(self.vl15_bad) < LIST_MAX:
+                            self.vl15_bad.append(f"{fab.name(*c)} -> LID {dlid}: SL{sl} is "
+                                                 f"VL15 at {fab.name(s)} port {out}")
+                        break
+                    if not nxt:     # out to the CA: no switch link, no dependency
+                        break
                     load[(s, out)] += 1
-                    chan = (s, out, sl2vl.vl(s, inp, out, sl))
+                    self.vls_used.add(vl)
+                    chan = (s, out, vl)
                     if prev:
                         deps[prev].add(chan)
                     prev, inp, s = chan, fab.ports[(s, out)]['peer'][1], nxt
+        self.sl2vl_unread = sorted(f"{fab.name(g)} port {p}" for g, p in sl2vl.unread)
         return load, deps
 
 
@@ -527,19 +551,24 @@ def judge(fab, args, src):
     rep['credit_loops'] = cycle is not None
     rep['credit_loop'] = [f"{fab.name(g)} port {p} VL{vl}" for g, p, vl in cycle or []]
     rep['vl_mode'] = 'sl2vl' if args.vl else 'vl0'
+    checks = ['links_not_active', 'lids_missing', 'lids_duplicate', 'switches_without_lft',
+              'pairs_unrouted', 'pairs_looping', 'switch_pairs_unrouted', 'switch_pairs_looping']
     if args.vl:
         rep['pathrecords'], rep['sl_unknown'] = walk.pathrecords, walk.sl_unknown
-    bad = [k for k in ('links_not_active', 'lids_missing', 'lids_duplicate',
-                       'switches_without_lft', 'pairs_unrouted', 'pairs_looping',
-                       'switch_pairs_unrouted', 'switch_pairs_looping') if rep[k]]
+        rep['sl2vl_unread'], rep['pairs_vl15'] = walk.sl2vl_unread, walk.vl15
+        rep['vls_used'] = sorted(walk.vls_used)
+        rep['pairs_bad'] = (rep['pairs_bad'] + walk.vl15_bad)[:LIST_MAX]
+        checks += ['sl_unknown', 'sl2vl_unread', 'pairs_vl15']
+    bad = [k for k in checks if rep[k]]
     if cycle and not args.allow_credit_loops:
         bad.append('credit_loops')
     if rep['lft_top_unread'] and not args.quick:
         bad.append('lft_top_unread')
     rep['ok'], rep['not_ok_because'] = not bad, bad
     for k in ('links_not_active', 'lids_missing', 'lids_duplicate', 'switches_without_lft',
-              'lft_top_unread'):
-        rep[k] = capped(rep[k])
+              'lft_top_unread', 'sl2vl_unread'):
+        if k in rep:
+            rep[k] = capped(rep[k])
     return rep
 
 

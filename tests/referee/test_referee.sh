@@ -3,7 +3,10 @@
 # (a) fat tree k=4 brought up by `ibsmd -o`: ok, exit 0, every pair routed, no credit loop,
 #     stretch 1; the all-to-all figures of a k=4 fat tree; the extra judge, when there is
 #     one, agrees.
-#     With the SM as a daemon, --vl reads the PathRecords' SLs and the SL2VL tables: ok.
+#     With the SM as a daemon routing by updn (one VL), --vl reads the PathRecords' SLs and
+#     the SL2VL tables: ok, every path on VL0. Its saved output edited: SLs on two VLs that
+#     the tables keep apart (ok, VL0 and VL1 used); an SL a switch maps to VL15 (dropped
+#     pairs), no PathRecords (SLs unknown), SL2VL tables that cannot be read: not ok.
 # (b) its saved diags output with one LFT entry dropped, then with two switches sending one
 #     LID back and forth, then with a CA's LID 0 and another's LID taken twice: each is
 #     found (unrouted pair, looping pairs, LID faults), exit 1; no output at all: exit 2.
@@ -35,11 +38,12 @@ if not eval(sys.argv[2]):
 	t_info "$1: $3"
 }
 
-# edit DIR 'PYTHON' : copy the saved output to DIR and run PYTHON on it (the fabric's files
-# are f_links and f_fts; helpers lft(name, lid, port), port_to(a, b), lid_of(name))
+# edit DIR 'PYTHON' [FROM]: copy the saved output ($T/saved, or FROM) to DIR and run PYTHON on
+# it (the fabric's files are f_links and f_fts, the directory d; helpers lft(name, lid, port),
+# port_to(a, b), lid_of(name))
 edit() {
 	local dir=$T/$1
-	rm -rf "$dir" && cp -r "$T/saved" "$dir"
+	rm -rf "$dir" && cp -r "${3:-$T/saved}" "$dir"
 	"$PYTHON" - "$dir" "$2" <<'EOF' || t_fail "cannot edit the saved output for $1"
 import re, sys
 d, code = sys.argv[1], sys.argv[2]
@@ -105,12 +109,54 @@ for k in ("a2a_max_link_load", "pairs", "pairs_unrouted", "credit_loops", "path_
 	t_info "the extra judge agrees"
 fi
 
-sm_start
+sm_start -R updn
 sm_wait_up 60
-ref vl --vl || t_fail "referee --vl not ok: $(head -c 600 "$T/vl.out")"
+ref vl --vl --save "$T/savedvl" || t_fail "referee --vl not ok: $(head -c 600 "$T/vl.out")"
 want vl 'r["ok"] and r["vl_mode"] == "sl2vl" and r["sl_unknown"] == 0 and not r["credit_loops"]' \
 	"--vl: SLs from PathRecords, VLs from SL2VL: no credit loop"
+want vl 'r["vls_used"] == [0] and r["sl2vl_unread"] == [] and r["pairs_vl15"] == 0 and r["pathrecords"] >= 16 * 15' \
+	"--vl, updn: every path on VL0, every table read"
 sm_stop
+
+# the tables of the saved --vl output: SL column n of every row of every file set to vl
+SL2VL_SET='import glob, re
+def sl2vl_set(sl, vl):
+    for f in glob.glob(d + "/sl2vl-*.txt"):
+        t = open(f).read()
+        def row(m):
+            v = m.group(2).split("|")
+            v[sl] = "%2d" % vl
+            return m.group(1) + "|".join(v) + "|"
+        open(f, "w").write(re.sub(r"^(ports: in\s+\d+, out\s+\d+:\s*\|)(.*)\|", row, t, flags=re.M))
+'
+edit vlsplit "$SL2VL_SET"'
+pr = open(d + "/saquery-pr.txt").read()
+# pairs to an odd LID on SL1, which every switch puts on VL1
+pr = re.sub(r"(dlid\.+(\w+)(?:(?!\bsl\.).)*?\bsl\.+)0x0*0\b",
+            lambda m: m.group(1) + ("0x1" if int(m.group(2), 0) % 2 else "0x0"), pr, flags=re.S)
+open(d + "/saquery-pr.txt", "w").write(pr)
+sl2vl_set(1, 1)' "$T/savedvl"
+"$PYTHON" "$REFEREE" --vl --from "$T/vlsplit" --json "$T/vlsplit.json" >/dev/null ||
+	t_fail "--vl: SLs on two VLs judged not ok"
+want vlsplit 'r["ok"] and r["vls_used"] == [0, 1] and r["a2a_max_link_load"] >= 14' \
+	"--vl: pairs to odd LIDs on SL1 -> VL1: two VLs used, ok"
+edit vl15 "$SL2VL_SET"'sl2vl_set(0, 15)' "$T/savedvl"
+"$PYTHON" "$REFEREE" --vl --from "$T/vl15" --json "$T/vl15.json" >/dev/null &&
+	t_fail "--vl: SL0 mapped to VL15 judged ok"
+want vl15 'not r["ok"] and r["pairs_vl15"] == 16 * 15 and "pairs_vl15" in r["not_ok_because"] and "VL15" in r["pairs_bad"][0]' \
+	"--vl: SL0 on VL15 drops every pair"
+edit nopr 'open(d + "/saquery-pr.txt", "w").write("")' "$T/savedvl"
+"$PYTHON" "$REFEREE" --vl --from "$T/nopr" --json "$T/nopr.json" >/dev/null &&
+	t_fail "--vl: no PathRecords judged ok"
+want nopr 'not r["ok"] and r["sl_unknown"] == 16 * 15 and r["pathrecords"] == 0 and r["not_ok_because"] == ["sl_unknown"]' \
+	"--vl: no PathRecords, no SL known: not judged per VL"
+edit nosl2vl 'import glob, os
+for f in glob.glob(d + "/sl2vl-*.txt"):
+    open(f, "w").write("ibwarn: smpquery failed\n")' "$T/savedvl"
+"$PYTHON" "$REFEREE" --vl --from "$T/nosl2vl" --json "$T/nosl2vl.json" >/dev/null &&
+	t_fail "--vl: SL2VL tables not read judged ok"
+want nosl2vl 'not r["ok"] and len(r["sl2vl_unread"]) > 0 and r["not_ok_because"] == ["sl2vl_unread"]' \
+	"--vl: unreadable SL2VL tables: not judged per VL"
 
 t_step "(b) saved output with faults put in"
 # pod1-edge1-host1 hangs on pod1-edge1; pod1-edge1 reaches the core through pod1-agg1
