@@ -29,6 +29,13 @@ int updn_route(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots,
  */
 int updn_orient(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots, uint32_t *pos,
 		uint8_t *is_root, struct ibsm_routes *r);
+/*
+ * down/up routing, as the dnup plug-in: updn's tables over an order ranked
+ * by distance from the switches with end ports (OpenSM's dnup ranking)
+ */
+int dnup_route(const struct ibsm_topo *t, struct ibsm_routes *r);
+/* dnup's orientation alone, as updn_orient() gives updn's */
+int dnup_orient(const struct ibsm_topo *t, uint32_t *pos, uint8_t *is_root, struct ibsm_routes *r);
 /* load the LFTs of an opensm-lfts.dump or ibroute file, as the file plug-in */
 int file_route(const char *path, const struct ibsm_topo *t, struct ibsm_routes *r);
 /*
@@ -37,6 +44,7 @@ int file_route(const char *path, const struct ibsm_topo *t, struct ibsm_routes *
  * plug-ins themselves export theirs as ibsm_routing_engine, see
  * IBSM_ROUTING_ENGINE in routing.h)
  */
-extern const struct ibsm_routing_engine minhop_engine, updn_engine, file_engine, ftree_engine;
+extern const struct ibsm_routing_engine minhop_engine, updn_engine, file_engine, ftree_engine,
+	dnup_engine, none_engine;
 
 #endif

@@ -92,6 +92,7 @@ struct updn {
 	const struct ibsm_topo *t;
 	struct ibsm_routes *r;
 	uint32_t nsw;
+	bool dnup; /* rank from the end ports (dnup_route), not from roots */
 	/* orientation */
 	uint32_t *comp; /* connected component of each switch */
 	uint32_t ncomp;
@@ -100,6 +101,7 @@ struct updn {
 	uint32_t ncands;
 	uint32_t cand_ecc; /* the centre's eccentricity */
 	uint32_t *rank;	   /* distance from the nearest root */
+	uint32_t *carank;  /* dnup: distance from the switches with end ports; NULL for updn */
 	uint32_t *tdepth;  /* depth in the tree joining the roots, UINT32_MAX off it */
 	uint32_t *pos;	   /* place in the order: u->v is up iff pos[v] < pos[u] */
 	uint32_t *by_pos;  /* the switches in that order */
@@ -532,9 +534,16 @@ static void order_switches(struct updn *u)
 /* rank from the roots, the tree joining them, the order */
 static int order_from_roots(struct updn *u)
 {
+	uint32_t s;
 	int err;
 
-	bfs_from(u, u->is_root, u->rank);
+	if (u->carank) {
+		/* dnup: the farther from the end ports, the earlier (nearer the top) */
+		for (s = 0; s < u->nsw; s++)
+			u->rank[s] = UINT32_MAX - u->carank[s];
+	} else {
+		bfs_from(u, u->is_root, u->rank);
+	}
 	err = join_roots(u);
 	if (err < 0)
 		return err;
@@ -753,12 +762,49 @@ static void search_root(struct updn *u)
 	free(w);
 }
 
+/*
+ * dnup's ranking (OpenSM's osm_ucast_dnup.c): switches with end ports
+ * rank 0, any other one more than its lowest ranked neighbour, and a hop
+ * away from the end ports is "up". Its roots are the switches no
+ * neighbour outranks, joined into a tree as updn's are, so that every
+ * switch climbs to one minimum of the order (OpenSM leaves root to root
+ * traffic unrouted, or with connect_roots takes illegal turns instead).
+ */
+static int dnup_roots(struct updn *u)
+{
+	const struct ibsm_topo *t = u->t;
+	uint8_t *leaf = eng_calloc(u->nsw, 1);
+	uint32_t s, j, nleaf = 0;
+
+	for (s = 0; s < u->nsw; s++)
+		nleaf += leaf[s] = t->sw[s].nep > 0;
+	u->carank = eng_malloc((size_t)u->nsw * sizeof(*u->carank));
+	bfs_from(u, leaf, u->carank);
+	free(leaf);
+	if (!nleaf)
+		return engine_fail(u->r, -EINVAL,
+				   "no switch has end ports: dnup ranks from them (OpenSM ERR AE0D)");
+	u->is_root = eng_calloc(u->nsw, 1);
+	for (s = 0; s < u->nsw; s++) {
+		bool top = true;
+
+		for (j = t->sw[s].adj; j < t->sw[s].adj + t->sw[s].nadj && top; j++) {
+			uint32_t c = u->carank[t->links[j].peer];
+
+			/* a component without end ports: all UINT32_MAX, all roots */
+			top = c == UINT32_MAX ? u->carank[s] == UINT32_MAX : c <= u->carank[s];
+		}
+		u->is_root[s] = top;
+	}
+	return 0;
+}
+
 static int orient(struct updn *u, const uint64_t *roots, size_t nroots)
 {
 	int err;
 
 	find_components(u);
-	err = pick_roots(u, roots, nroots);
+	err = u->dnup ? dnup_roots(u) : pick_roots(u, roots, nroots);
 	if (err < 0)
 		return err;
 	u->rank = eng_malloc((size_t)u->nsw * sizeof(*u->rank));
@@ -1101,6 +1147,7 @@ static void updn_free(struct updn *u)
 	free(u->is_root);
 	free(u->cands);
 	free(u->rank);
+	free(u->carank);
 	free(u->tdepth);
 	free(u->pos);
 	free(u->by_pos);
@@ -1129,10 +1176,12 @@ static void updn_free(struct updn *u)
 	free(u->tmp_n);
 }
 
-int updn_orient(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots, uint32_t *pos,
-		uint8_t *is_root, struct ibsm_routes *r)
+static int orient_only(struct updn *up, const uint64_t *roots, size_t nroots, uint32_t *pos,
+		       uint8_t *is_root)
 {
-	struct updn u = {.t = t, .r = r, .nsw = t->nsw};
+	struct updn u = *up;
+	const struct ibsm_topo *t = u.t;
+	struct ibsm_routes *r = u.r;
 	int err;
 
 	r->why[0] = '\0';
@@ -1149,10 +1198,27 @@ int updn_orient(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots,
 	return err;
 }
 
-int updn_route(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots,
-	       struct ibsm_routes *r)
+int updn_orient(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots, uint32_t *pos,
+		uint8_t *is_root, struct ibsm_routes *r)
 {
 	struct updn u = {.t = t, .r = r, .nsw = t->nsw};
+
+	return orient_only(&u, roots, nroots, pos, is_root);
+}
+
+int dnup_orient(const struct ibsm_topo *t, uint32_t *pos, uint8_t *is_root, struct ibsm_routes *r)
+{
+	struct updn u = {.t = t, .r = r, .nsw = t->nsw, .dnup = true};
+
+	return orient_only(&u, NULL, 0, pos, is_root);
+}
+
+/* the tables of updn_route() or dnup_route(), as u's mode says */
+static int route_oriented(struct updn *up, const uint64_t *roots, size_t nroots)
+{
+	struct updn u = *up;
+	const struct ibsm_topo *t = u.t;
+	struct ibsm_routes *r = u.r;
 	uint32_t i;
 	int err = engine_start(t, r);
 
@@ -1195,7 +1261,24 @@ int updn_route(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots,
 	return 0;
 }
 
+int updn_route(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots,
+	       struct ibsm_routes *r)
+{
+	struct updn u = {.t = t, .r = r, .nsw = t->nsw};
+
+	return route_oriented(&u, roots, nroots);
+}
+
+int dnup_route(const struct ibsm_topo *t, struct ibsm_routes *r)
+{
+	struct updn u = {.t = t, .r = r, .nsw = t->nsw, .dnup = true};
+
+	return route_oriented(&u, NULL, 0);
+}
+
 /* --- the plug-in --- */
+
+#ifndef UPDN_NO_ENGINE /* built into routing_dnup.so too, which exports dnup's */
 
 struct updn_state {
 	uint64_t *roots; /* from root_guid_file, NULL: found in each run */
@@ -1251,3 +1334,4 @@ IBSM_ROUTING_ENGINE(updn,
 		    .summary = "up*/down*: deadlock-free on one VL on any topology, roots from "
 			       "root_guid_file or found",
 		    .init = updn_init, .route = updn_engine_route, .fini = updn_fini);
+#endif
