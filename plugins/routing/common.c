@@ -384,3 +384,192 @@ uint32_t engine_sort_dests(uint32_t nsw, uint32_t nw, const uint64_t *mask,
 	}
 	return cnt[ARRAY_SIZE(cnt) - 1];
 }
+
+/* --- OpenSM's port balancing options --- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool has_u64(const uint64_t *v, size_t n, uint64_t k)
+{
+	return v && bsearch(&k, v, n, sizeof(*v), cmp_u64);
+}
+
+/*
+ * port_prof_ignore_file: "GUID PORT" per line, the GUID a switch's node
+ * GUID read as C reads numbers (0x for hex, as OpenSM's parser), '#'
+ * comments. Every bad line is an error naming path:line.
+ */
+static int read_prof_ignore(const char *path, struct engine_balance *b)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	unsigned lineno = 0;
+	size_t cap = 0;
+
+	if (!f) {
+		int e = errno;
+
+		snprintf(b->why, sizeof(b->why), "port_prof_ignore_file %.200s: %s", path,
+			 strerror(e));
+		return -e;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *s = line, *end;
+		unsigned long long g;
+		unsigned long port;
+
+		lineno++;
+		while (isspace((unsigned char)*s))
+			s++;
+		if (!*s || *s == '#')
+			continue;
+		errno = 0;
+		g = strtoull(s, &end, 0);
+		if (errno || end == s || !g || !isspace((unsigned char)*end)) {
+			snprintf(b->why, sizeof(b->why), "%.200s:%u: not a switch guid", path,
+				 lineno);
+			break;
+		}
+		s = end;
+		errno = 0;
+		port = strtoul(s, &end, 0);
+		while (isspace((unsigned char)*end))
+			end++;
+		if (errno || end == s || !port || port > 254 || (*end && *end != '#')) {
+			snprintf(b->why, sizeof(b->why), "%.200s:%u: not a port number (1-254)",
+				 path, lineno);
+			break;
+		}
+		if (b->nignore == cap) {
+			cap = cap ? cap * 2 : 16;
+			b->ignore = eng_reallocarray(b->ignore, cap, sizeof(*b->ignore));
+		}
+		b->ignore[b->nignore++] = (uint64_t)g << 8 | port;
+	}
+	fclose(f);
+	if (b->why[0])
+		return -EINVAL;
+	if (b->nignore)
+		qsort(b->ignore, b->nignore, sizeof(*b->ignore), cmp_u64);
+	return 0;
+}
+
+void engine_balance_init(const struct ibsm_opts *o, struct engine_balance *b)
+{
+	const char *ign = ibsm_opt_str(o, "port_prof_ignore_file");
+	struct ibsm_routes tmp = {0};
+	int n;
+
+	memset(b, 0, sizeof(*b));
+	b->shift = ibsm_opt_bool(o, "port_shifting", false);
+	b->scatter = (uint32_t)ibsm_opt_int(o, "scatter_ports", 0);
+	b->count_sw = ibsm_opt_bool(o, "port_profile_switch_nodes", false);
+	if (ign && ign[0])
+		b->err = read_prof_ignore(ign, b);
+	if (b->err || !b->scatter || !ibsm_opt_bool(o, "guid_routing_order_no_scatter", false))
+		return;
+	/* the ports of the routing order file keep the plain choice */
+	n = engine_opt_guids(o, "guid_routing_order_file", &b->noscatter, &tmp);
+	if (n < 0) {
+		b->err = n;
+		snprintf(b->why, sizeof(b->why), "guid_routing_order_file %.200s", tmp.why);
+		return;
+	}
+	b->nnoscatter = (size_t)n;
+	if (n)
+		qsort(b->noscatter, b->nnoscatter, sizeof(*b->noscatter), cmp_u64);
+}
+
+void engine_balance_fini(struct engine_balance *b)
+{
+	if (!b)
+		return;
+	free(b->noscatter);
+	free(b->ignore);
+	b->noscatter = b->ignore = NULL;
+}
+
+void engine_balance_start(const struct engine_balance *b, const struct ibsm_topo *t,
+			  struct engine_balance_run *br)
+{
+	uint32_t s, j;
+	bool any = false;
+
+	memset(br, 0, sizeof(*br));
+	br->b = b;
+	if (!b)
+		return;
+	/* the same seed gives the same tables at every run */
+	br->rng = b->scatter * 0x9e3779b97f4a7c15ull + 1;
+	if (!b->nignore)
+		return;
+	br->noprof = eng_calloc(t->nlinks, 1);
+	for (s = 0; s < t->nsw; s++)
+		for (j = t->sw[s].adj; j < t->sw[s].adj + t->sw[s].nadj; j++)
+			if (has_u64(b->ignore, b->nignore, (t->sw[s].guid << 8) | t->links[j].port)) {
+				br->noprof[j] = 1;
+				any = true;
+			}
+	if (!any) {
+		free(br->noprof);
+		br->noprof = NULL;
+	}
+}
+
+void engine_balance_end(struct engine_balance_run *br)
+{
+	free(br->noprof);
+	br->noprof = NULL;
+}
+
+/* xorshift64*: a small generator of our own, so that a seed means the same everywhere */
+static uint64_t next_rand(uint64_t *x)
+{
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return *x * 0x2545f4914f6cdd1dull;
+}
+
+uint32_t engine_balance_pick(struct engine_balance_run *br, const struct ibsm_topo *t,
+			     uint16_t lid, uint32_t base, const uint8_t *c, uint32_t nc,
+			     const uint32_t *load)
+{
+	const struct engine_balance *b = br->b;
+	uint32_t i, least = UINT32_MAX, nleast = 0, start = 0, ep;
+	uint64_t total = 0;
+
+	for (i = 0; i < nc; i++) {
+		uint32_t v = load[base + c[i]];
+
+		total += v;
+		if (v < least) {
+			least = v;
+			nleast = 0;
+		}
+		nleast += v == least;
+	}
+	ep = engine_lid_ep(t, lid);
+	if (b->scatter && nleast > 1 &&
+	    !(ep != TOPO_NONE && has_u64(b->noscatter, b->nnoscatter, t->eps[ep].port_guid))) {
+		uint32_t k = (uint32_t)(next_rand(&br->rng) % nleast);
+
+		for (i = 0; i < nc; i++)
+			if (load[base + c[i]] == least && !k--)
+				return base + c[i];
+	}
+	if (b->shift)
+		start = (uint32_t)((total / nc) % nc);
+	for (i = 0; i < nc; i++) {
+		uint32_t l = base + c[(start + i) % nc];
+
+		if (load[l] == least)
+			return l;
+	}
+	return base + c[0];
+}

@@ -10,6 +10,10 @@
 #include "route/routing.h"
 
 int minhop_route(const struct ibsm_topo *t, struct ibsm_routes *r);
+struct engine_balance;
+/* minhop with OpenSM's balancing options (b as engine_balance_init reads them; NULL: none) */
+int minhop_route_balanced(const struct ibsm_topo *t, const struct engine_balance *b,
+			  struct ibsm_routes *r);
 
 /* the ftree engine's inputs, as its GUID files give them (NULL/0: none) */
 struct ftree_opts {
@@ -23,6 +27,9 @@ int ftree_route(const struct ibsm_topo *t, struct ibsm_routes *r, const struct f
 /* up-down routing with the given root switch GUIDs (none: found), as the updn plug-in */
 int updn_route(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots,
 	       struct ibsm_routes *r);
+/* the same with OpenSM's balancing options (NULL: none) */
+int updn_route_balanced(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots,
+			const struct engine_balance *b, struct ibsm_routes *r);
 /*
  * updn's orientation alone: pos[s] for each switch (a hop s->v is up iff
  * pos[v] < pos[s]) and is_root[s] (either may be NULL); 0 or -errno with why
@@ -34,6 +41,8 @@ int updn_orient(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots,
  * by distance from the switches with end ports (OpenSM's dnup ranking)
  */
 int dnup_route(const struct ibsm_topo *t, struct ibsm_routes *r);
+int dnup_route_balanced(const struct ibsm_topo *t, const struct engine_balance *b,
+			struct ibsm_routes *r);
 /* dnup's orientation alone, as updn_orient() gives updn's */
 int dnup_orient(const struct ibsm_topo *t, uint32_t *pos, uint8_t *is_root, struct ibsm_routes *r);
 /* load the LFTs of an opensm-lfts.dump or ibroute file, as the file plug-in */

@@ -93,6 +93,8 @@ struct updn {
 	struct ibsm_routes *r;
 	uint32_t nsw;
 	bool dnup; /* rank from the end ports (dnup_route), not from roots */
+	const struct engine_balance *bal; /* OpenSM's balancing options, NULL: none */
+	struct engine_balance_run br;
 	/* orientation */
 	uint32_t *comp; /* connected component of each switch */
 	uint32_t ncomp;
@@ -967,6 +969,16 @@ static void fill_level(struct updn *u, uint8_t *row, const uint16_t *lids, uint3
 	const uint8_t *c = u->c;
 	uint32_t k, i, i0 = 0;
 
+	if (engine_balance_active(&u->br)) {
+		/* OpenSM's options: one LID at a time by their tie rule */
+		for (k = 0; k < n; k++) {
+			uint32_t l = engine_balance_pick(&u->br, u->t, lids[k], base, c, nc, load);
+
+			give(u, row, lids[k], l, mark);
+			engine_balance_count(&u->br, load, l);
+		}
+		return;
+	}
 	for (i = 1; i < nc; i++)
 		if (load[base + c[i]] < load[base + c[i0]])
 			i0 = i;
@@ -1013,7 +1025,7 @@ static void fill_block(struct updn *u, uint8_t *row, const uint16_t *lids, uint3
 						  &fresh);
 
 		row[lids[k]] = links[best].port;
-		load[best]++;
+		engine_balance_count(&u->br, load, best);
 		if (c_here)
 			pass_on(u, best, lids[k]);
 		if (fresh && nused < ARRAY_SIZE(u->used))
@@ -1036,9 +1048,13 @@ static void route_dest(struct updn *u, uint8_t *row, uint32_t d)
 
 		switch (g->kind) {
 		case SEG_SWITCH:
-			/* uncounted, so not by load: spread by destination */
-			row[v[0]] = links[u->base + u->c[d % u->nc]].port;
-			break;
+			if (!u->bal || !u->bal->count_sw) {
+				/* uncounted, so not by load: spread by destination */
+				row[v[0]] = links[u->base + u->c[d % u->nc]].port;
+				break;
+			}
+			/* port_profile_switch_nodes: weighed like an end port's */
+			/* fall through */
 		case SEG_SINGLE:
 			if (src) {
 				fill_level(u, row, v, g->len, u->load_c, true);
@@ -1224,6 +1240,8 @@ static int route_oriented(struct updn *up, const uint64_t *roots, size_t nroots)
 
 	if (err <= 0)
 		return err;
+	if (u.bal && u.bal->err)
+		return engine_fail(r, u.bal->err, "%s", u.bal->why);
 
 	err = orient(&u, roots, nroots);
 	if (!err)
@@ -1255,8 +1273,10 @@ static int route_oriented(struct updn *up, const uint64_t *roots, size_t nroots)
 	u.tmp_c = eng_calloc((size_t)t->max_lid + 1, sizeof(*u.tmp_c));
 	u.tmp_n = eng_calloc((size_t)t->max_lid + 1, sizeof(*u.tmp_n));
 	/* from the bottom of the order up: what a switch sends up is known above */
+	engine_balance_start(u.bal, t, &u.br);
 	for (i = t->nsw; i-- > 0;)
 		route_switch(&u, u.by_pos[i]);
+	engine_balance_end(&u.br);
 	updn_free(&u);
 	return 0;
 }
@@ -1264,14 +1284,26 @@ static int route_oriented(struct updn *up, const uint64_t *roots, size_t nroots)
 int updn_route(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots,
 	       struct ibsm_routes *r)
 {
-	struct updn u = {.t = t, .r = r, .nsw = t->nsw};
+	return updn_route_balanced(t, roots, nroots, NULL, r);
+}
+
+int updn_route_balanced(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots,
+			const struct engine_balance *b, struct ibsm_routes *r)
+{
+	struct updn u = {.t = t, .r = r, .nsw = t->nsw, .bal = b};
 
 	return route_oriented(&u, roots, nroots);
 }
 
 int dnup_route(const struct ibsm_topo *t, struct ibsm_routes *r)
 {
-	struct updn u = {.t = t, .r = r, .nsw = t->nsw, .dnup = true};
+	return dnup_route_balanced(t, NULL, r);
+}
+
+int dnup_route_balanced(const struct ibsm_topo *t, const struct engine_balance *b,
+			struct ibsm_routes *r)
+{
+	struct updn u = {.t = t, .r = r, .nsw = t->nsw, .dnup = true, .bal = b};
 
 	return route_oriented(&u, NULL, 0);
 }
@@ -1283,6 +1315,7 @@ int dnup_route(const struct ibsm_topo *t, struct ibsm_routes *r)
 struct updn_state {
 	uint64_t *roots; /* from root_guid_file, NULL: found in each run */
 	size_t nroots;
+	struct engine_balance bal; /* port_shifting, scatter_ports, ... */
 	int err; /* root_guid_file could not be used: every run fails with why */
 	char why[256];
 };
@@ -1308,6 +1341,7 @@ static int updn_init(const struct ibsm_opts *opts, void **state)
 		snprintf(st->why, sizeof(st->why), "root_guid_file %.200s: no GUIDs", path);
 	}
 	st->nroots = n > 0 ? (size_t)n : 0;
+	engine_balance_init(opts, &st->bal);
 	*state = st;
 	return 0;
 }
@@ -1318,15 +1352,18 @@ static int updn_engine_route(void *state, const struct ibsm_topo *t, struct ibsm
 
 	if (st && st->err)
 		return engine_fail(r, st->err, "%s", st->why);
-	return updn_route(t, st ? st->roots : NULL, st ? st->nroots : 0, r);
+	return updn_route_balanced(t, st ? st->roots : NULL, st ? st->nroots : 0,
+				   st ? &st->bal : NULL, r);
 }
 
 static void updn_fini(void *state)
 {
 	struct updn_state *st = state;
 
-	if (st)
+	if (st) {
 		free(st->roots);
+		engine_balance_fini(&st->bal);
+	}
 	free(st);
 }
 
