@@ -207,10 +207,25 @@ uint8_t *engine_hop_matrix(const struct ibsm_topo *t, int *err)
 	return hops;
 }
 
+/* the next line of f with something on it, past blanks ('#': comment), NULL at the end */
+static char *next_line(FILE *f, char *line, int size, unsigned *lineno)
+{
+	while (fgets(line, size, f)) {
+		char *s = line;
+
+		++*lineno;
+		while (isspace((unsigned char)*s))
+			s++;
+		if (*s && *s != '#')
+			return s;
+	}
+	return NULL;
+}
+
 int engine_read_guids(const char *path, uint64_t **out, struct ibsm_routes *r)
 {
 	FILE *f = fopen(path, "r");
-	char line[512];
+	char line[512], *s;
 	unsigned lineno = 0;
 	size_t n = 0, cap = 0;
 	uint64_t *v = NULL;
@@ -218,15 +233,10 @@ int engine_read_guids(const char *path, uint64_t **out, struct ibsm_routes *r)
 	*out = NULL;
 	if (!f)
 		return engine_fail(r, -errno, "%s: %s", path, strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		char *s = line, *end;
+	while ((s = next_line(f, line, sizeof(line), &lineno))) {
+		char *end;
 		unsigned long long g;
 
-		lineno++;
-		while (isspace((unsigned char)*s))
-			s++;
-		if (!*s || *s == '#')
-			continue;
 		errno = 0;
 		g = strtoull(s, &end, 16);
 		while (isspace((unsigned char)*end))
@@ -407,7 +417,7 @@ static bool has_u64(const uint64_t *v, size_t n, uint64_t k)
 static int read_prof_ignore(const char *path, struct engine_balance *b)
 {
 	FILE *f = fopen(path, "r");
-	char line[512];
+	char line[512], *s;
 	unsigned lineno = 0;
 	size_t cap = 0;
 
@@ -418,16 +428,11 @@ static int read_prof_ignore(const char *path, struct engine_balance *b)
 			 strerror(e));
 		return -e;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		char *s = line, *end;
+	while ((s = next_line(f, line, sizeof(line), &lineno))) {
+		char *end;
 		unsigned long long g;
 		unsigned long port;
 
-		lineno++;
-		while (isspace((unsigned char)*s))
-			s++;
-		if (!*s || *s == '#')
-			continue;
 		errno = 0;
 		g = strtoull(s, &end, 0);
 		if (errno || end == s || !g || !isspace((unsigned char)*end)) {
@@ -492,6 +497,21 @@ void engine_balance_fini(struct engine_balance *b)
 	free(b->noscatter);
 	free(b->ignore);
 	b->noscatter = b->ignore = NULL;
+}
+
+int engine_balance_plugin_init(const struct ibsm_opts *o, void **state)
+{
+	struct engine_balance *b = eng_calloc(1, sizeof(*b));
+
+	engine_balance_init(o, b);
+	*state = b;
+	return 0;
+}
+
+void engine_balance_plugin_fini(void *state)
+{
+	engine_balance_fini(state);
+	free(state);
 }
 
 void engine_balance_start(const struct engine_balance *b, const struct ibsm_topo *t,

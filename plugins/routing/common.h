@@ -100,6 +100,9 @@ struct engine_balance {
 /* read the options into b (zeroed first); 0, the errors are kept in b for route() */
 void engine_balance_init(const struct ibsm_opts *o, struct engine_balance *b);
 void engine_balance_fini(struct engine_balance *b);
+/* init()/fini() of an engine whose state is a struct engine_balance alone */
+int engine_balance_plugin_init(const struct ibsm_opts *o, void **state);
+void engine_balance_plugin_fini(void *state);
 
 /* one run's balance state: per link whether it is counted, the random state */
 struct engine_balance_run {

@@ -8,33 +8,16 @@
  */
 #include "config.h"
 
-#include <stdlib.h>
-
 #include "common.h"
 #include "engines.h"
-
-/* OpenSM's balancing options, read once per configuration (common.h) */
-static int dnup_init(const struct ibsm_opts *opts, void **state)
-{
-	struct engine_balance *b = eng_calloc(1, sizeof(*b));
-
-	engine_balance_init(opts, b);
-	*state = b;
-	return 0;
-}
 
 static int dnup_engine_route(void *state, const struct ibsm_topo *t, struct ibsm_routes *r)
 {
 	return dnup_route_balanced(t, state, r);
 }
 
-static void dnup_fini(void *state)
-{
-	engine_balance_fini(state);
-	free(state);
-}
-
 IBSM_ROUTING_ENGINE(dnup,
 		    .summary = "down/up: up/down ranked from the switches with end ports, "
 			       "deadlock-free on one VL",
-		    .init = dnup_init, .route = dnup_engine_route, .fini = dnup_fini);
+		    .init = engine_balance_plugin_init, .route = dnup_engine_route,
+		    .fini = engine_balance_plugin_fini);

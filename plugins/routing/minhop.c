@@ -255,26 +255,11 @@ int minhop_route_balanced(const struct ibsm_topo *t, const struct engine_balance
 	return 0;
 }
 
-/* the balancing options, read once per configuration (files: errors kept for route) */
-static int minhop_init(const struct ibsm_opts *opts, void **state)
-{
-	struct engine_balance *b = eng_calloc(1, sizeof(*b));
-
-	engine_balance_init(opts, b);
-	*state = b;
-	return 0;
-}
-
 static int minhop_engine_route(void *state, const struct ibsm_topo *t, struct ibsm_routes *r)
 {
 	return minhop_route_balanced(t, state, r);
 }
 
-static void minhop_fini(void *state)
-{
-	engine_balance_fini(state);
-	free(state);
-}
-
 IBSM_ROUTING_ENGINE(minhop, .summary = "shortest paths, destinations balanced over equal-cost ports",
-		    .init = minhop_init, .route = minhop_engine_route, .fini = minhop_fini);
+		    .init = engine_balance_plugin_init, .route = minhop_engine_route,
+		    .fini = engine_balance_plugin_fini);

@@ -108,6 +108,18 @@ static bool same(const struct ibsm_routes *a, const struct ibsm_routes *b)
 	return !memcmp(a->lft, b->lft, (size_t)a->nsw * a->stride);
 }
 
+/* leaf-spine tables (4 spines, leaves from switch 4) other than plain, and as even */
+static void check_other_even(const struct ibsm_topo *t, const struct ibsm_routes *r,
+			     const struct ibsm_routes *plain, bool sw_too)
+{
+	uint32_t s;
+
+	check_valid(t, r);
+	ck_assert(!same(r, plain));
+	for (s = 4; s < t->nsw; s++)
+		ck_assert_uint_le(spread(t, r, s, 4, sw_too), 1);
+}
+
 /* no option set: the plug-in gives minhop_route()'s tables */
 START_TEST(t_defaults)
 {
@@ -129,14 +141,11 @@ START_TEST(t_port_shifting)
 	static const char *const kv[] = {"port_shifting", "TRUE", NULL};
 	struct ibsm_topo *t = fab_leaf_spine(4, 6, 7, 0, NULL);
 	struct ibsm_routes *r = routes_new(t), *plain = routes_new(t);
-	uint32_t s, leaf0 = 4;
+	uint32_t leaf0 = 4;
 
 	ck_assert_int_eq(minhop_route(t, plain), 0);
 	ck_assert_int_eq(run(t, r, kv), 0);
-	check_valid(t, r);
-	ck_assert(!same(r, plain));
-	for (s = leaf0; s < t->nsw; s++)
-		ck_assert_uint_le(spread(t, r, s, 4, false), 1);
+	check_other_even(t, r, plain, false);
 	routes_del(r);
 	routes_del(plain);
 	topo_del(t);
@@ -174,18 +183,14 @@ START_TEST(t_scatter_ports)
 	static const char *const s8[] = {"scatter_ports", "8", NULL};
 	struct ibsm_topo *t = fab_leaf_spine(4, 8, 8, 0, NULL);
 	struct ibsm_routes *a = routes_new(t), *b = routes_new(t), *plain = routes_new(t);
-	uint32_t s;
 
 	ck_assert_int_eq(minhop_route(t, plain), 0);
 	ck_assert_int_eq(run(t, a, s7), 0);
-	check_valid(t, a);
+	check_other_even(t, a, plain, false);
 	ck_assert_int_eq(run(t, b, s7), 0);
 	ck_assert(same(a, b));
-	ck_assert(!same(a, plain));
 	ck_assert_int_eq(run(t, b, s8), 0);
 	ck_assert(!same(a, b));
-	for (s = 4; s < t->nsw; s++)
-		ck_assert_uint_le(spread(t, a, s, 4, false), 1);
 	routes_del(a);
 	routes_del(b);
 	routes_del(plain);
@@ -236,14 +241,10 @@ START_TEST(t_profile_switch_nodes)
 	static const char *const kv[] = {"port_profile_switch_nodes", "TRUE", NULL};
 	struct ibsm_topo *t = fab_leaf_spine(4, 9, 3, 0, NULL);
 	struct ibsm_routes *r = routes_new(t), *plain = routes_new(t);
-	uint32_t s;
 
 	ck_assert_int_eq(minhop_route(t, plain), 0);
 	ck_assert_int_eq(run(t, r, kv), 0);
-	check_valid(t, r);
-	ck_assert(!same(r, plain));
-	for (s = 4; s < t->nsw; s++)
-		ck_assert_uint_le(spread(t, r, s, 4, true), 1);
+	check_other_even(t, r, plain, true);
 	routes_del(r);
 	routes_del(plain);
 	topo_del(t);
@@ -257,7 +258,18 @@ START_TEST(t_prof_ignore)
 	struct ibsm_routes *r = routes_new(t), *plain = routes_new(t);
 	char path[512], text[256], msg[700];
 	const char *kv[] = {"port_prof_ignore_file", path, NULL};
+	static const struct {
+		const char *text, *why;
+	} bad[] = {
+	    {"0x1000 1\nspine 2\n", "2: not a switch guid"},
+	    {"# c\n0x1000 1\n0x1000 0\n", "3: not a port number (1-254)"},
+	    {"0x1000\n", "1: not a port number (1-254)"},
+	    {"0x1000 3 4\n", "1: not a port number (1-254)"},
+	    {"0x1000 255\n", "1: not a port number (1-254)"},
+	    {"0x1000x 2\n", "1: not a switch guid"},
+	};
 	uint32_t leaf0 = 4, s;
+	size_t i;
 
 	snprintf(path, sizeof(path), "%s/ignore", check_dir);
 	snprintf(text, sizeof(text),
@@ -278,24 +290,12 @@ START_TEST(t_prof_ignore)
 		ck_assert_uint_le(spread(t, r, s, 4, false), 1);
 
 	/* bad lines: path:line, the run fails (the chain falls back) */
-	simenv_write_file(path, "0x1000 1\nspine 2\n");
-	ck_assert_int_eq(run(t, r, kv), -EINVAL);
-	snprintf(msg, sizeof(msg), "%s:2: not a switch guid", path);
-	ck_assert_str_eq(r->why, msg);
-	simenv_write_file(path, "# c\n0x1000 1\n0x1000 0\n");
-	ck_assert_int_eq(run(t, r, kv), -EINVAL);
-	snprintf(msg, sizeof(msg), "%s:3: not a port number (1-254)", path);
-	ck_assert_str_eq(r->why, msg);
-	simenv_write_file(path, "0x1000\n");
-	ck_assert_int_eq(run(t, r, kv), -EINVAL);
-	snprintf(msg, sizeof(msg), "%s:1: not a port number (1-254)", path);
-	ck_assert_str_eq(r->why, msg);
-	simenv_write_file(path, "0x1000 3 4\n");
-	ck_assert_int_eq(run(t, r, kv), -EINVAL);
-	snprintf(msg, sizeof(msg), "%s:1: not a port number (1-254)", path);
-	ck_assert_str_eq(r->why, msg);
-	simenv_write_file(path, "0x1000 255\n");
-	ck_assert_int_eq(run(t, r, kv), -EINVAL);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		simenv_write_file(path, bad[i].text);
+		ck_assert_int_eq(run(t, r, kv), -EINVAL);
+		snprintf(msg, sizeof(msg), "%s:%s", path, bad[i].why);
+		ck_assert_str_eq(r->why, msg);
+	}
 	/* missing */
 	snprintf(path, sizeof(path), "%s/nothing", check_dir);
 	ck_assert_int_eq(run(t, r, kv), -ENOENT);
