@@ -409,58 +409,77 @@ static bool has_u64(const uint64_t *v, size_t n, uint64_t k)
 	return v && bsearch(&k, v, n, sizeof(*v), cmp_u64);
 }
 
-/*
- * port_prof_ignore_file: "GUID PORT" per line, the GUID a switch's node
- * GUID read as C reads numbers (0x for hex, as OpenSM's parser), '#'
- * comments. Every bad line is an error naming path:line.
- */
-static int read_prof_ignore(const char *path, struct engine_balance *b)
+int engine_read_pairs(const char *path, const char *key, const char *what, uint64_t vmax,
+		      struct engine_pair **out, char *why, size_t whylen)
 {
 	FILE *f = fopen(path, "r");
 	char line[512], *s;
 	unsigned lineno = 0;
-	size_t cap = 0;
+	size_t n = 0, cap = 0;
+	struct engine_pair *v = NULL;
 
+	*out = NULL;
+	why[0] = '\0';
 	if (!f) {
 		int e = errno;
 
-		snprintf(b->why, sizeof(b->why), "port_prof_ignore_file %.200s: %s", path,
-			 strerror(e));
+		snprintf(why, whylen, "%s %.200s: %s", key, path, strerror(e));
 		return -e;
 	}
 	while ((s = next_line(f, line, sizeof(line), &lineno))) {
 		char *end;
-		unsigned long long g;
-		unsigned long port;
+		unsigned long long g, x;
 
 		errno = 0;
 		g = strtoull(s, &end, 0);
 		if (errno || end == s || !g || !isspace((unsigned char)*end)) {
-			snprintf(b->why, sizeof(b->why), "%.200s:%u: not a switch guid", path,
-				 lineno);
+			snprintf(why, whylen, "%.200s:%u: not a switch guid", path, lineno);
 			break;
 		}
 		s = end;
+		while (isspace((unsigned char)*s))
+			s++;
 		errno = 0;
-		port = strtoul(s, &end, 0);
+		x = *s == '-' ? 0 : strtoull(s, &end, 0);
 		while (isspace((unsigned char)*end))
 			end++;
-		if (errno || end == s || !port || port > 254 || (*end && *end != '#')) {
-			snprintf(b->why, sizeof(b->why), "%.200s:%u: not a port number (1-254)",
-				 path, lineno);
+		if (*s == '-' || errno || end == s || x > vmax || (vmax < UINT64_MAX && !x) ||
+		    (*end && *end != '#')) {
+			snprintf(why, whylen, "%.200s:%u: not %s", path, lineno, what);
 			break;
 		}
-		if (b->nignore == cap) {
+		if (n == cap) {
 			cap = cap ? cap * 2 : 16;
-			b->ignore = eng_reallocarray(b->ignore, cap, sizeof(*b->ignore));
+			v = eng_reallocarray(v, cap, sizeof(*v));
 		}
-		b->ignore[b->nignore++] = (uint64_t)g << 8 | port;
+		v[n].guid = g;
+		v[n++].val = x;
 	}
 	fclose(f);
-	if (b->why[0])
+	if (why[0]) {
+		free(v);
 		return -EINVAL;
-	if (b->nignore)
-		qsort(b->ignore, b->nignore, sizeof(*b->ignore), cmp_u64);
+	}
+	*out = v;
+	return (int)n;
+}
+
+/* port_prof_ignore_file: switch GUID and port per line, kept as (GUID << 8 | port) */
+static int read_prof_ignore(const char *path, struct engine_balance *b)
+{
+	struct engine_pair *v;
+	int n = engine_read_pairs(path, "port_prof_ignore_file", "a port number (1-254)", 254, &v,
+				  b->why, sizeof(b->why));
+	int i;
+
+	if (n <= 0)
+		return n;
+	b->ignore = eng_calloc((size_t)n, sizeof(*b->ignore));
+	for (i = 0; i < n; i++)
+		b->ignore[i] = v[i].guid << 8 | v[i].val;
+	b->nignore = (size_t)n;
+	free(v);
+	qsort(b->ignore, b->nignore, sizeof(*b->ignore), cmp_u64);
 	return 0;
 }
 

@@ -77,6 +77,23 @@ int engine_read_guids(const char *path, uint64_t **out, struct ibsm_routes *r);
 int engine_opt_guids(const struct ibsm_opts *o, const char *key, uint64_t **out,
 		     struct ibsm_routes *r);
 
+/* a line of a "GUID value" file (port_prof_ignore_file, ids_guid_file) */
+struct engine_pair {
+	uint64_t guid;
+	uint64_t val;
+};
+
+/*
+ * Read a file of "GUID value" lines ('#' comments, blank lines), both read
+ * as C reads numbers (0x: hex), as OpenSM's node map files are: the GUID
+ * not 0, the value at most vmax and, unless vmax is UINT64_MAX, not 0.
+ * *out is malloc'ed; returns how many, or -errno with why set ("key path:
+ * error" when it cannot be opened, "path:line: not a switch guid" or
+ * "path:line: not WHAT").
+ */
+int engine_read_pairs(const char *path, const char *key, const char *what, uint64_t vmax,
+		      struct engine_pair **out, char *why, size_t whylen);
+
 /* --- OpenSM's port balancing options (minhop, updn, dnup) --- */
 
 /*

@@ -27,9 +27,17 @@ int ftree_route(const struct ibsm_topo *t, struct ibsm_routes *r, const struct f
 /* up-down routing with the given root switch GUIDs (none: found), as the updn plug-in */
 int updn_route(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots,
 	       struct ibsm_routes *r);
-/* the same with OpenSM's balancing options (NULL: none) */
-int updn_route_balanced(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots,
-			const struct engine_balance *b, struct ibsm_routes *r);
+/* what the updn plug-in reads of its options (NULL/0: none) */
+struct engine_pair;
+struct updn_opts {
+	const uint64_t *roots;		  /* root_guid_file */
+	size_t nroots;
+	const struct engine_balance *bal; /* port_shifting, scatter_ports, ... */
+	const struct engine_pair *ids;	  /* ids_guid_file: GUID -> id, ties in the order */
+	size_t nids;
+};
+/* up-down routing with those options, as the updn plug-in */
+int updn_route_opts(const struct ibsm_topo *t, const struct updn_opts *o, struct ibsm_routes *r);
 /*
  * updn's orientation alone: pos[s] for each switch (a hop s->v is up iff
  * pos[v] < pos[s]) and is_root[s] (either may be NULL); 0 or -errno with why

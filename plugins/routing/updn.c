@@ -94,6 +94,9 @@ struct updn {
 	uint32_t nsw;
 	bool dnup; /* rank from the end ports (dnup_route), not from roots */
 	const struct engine_balance *bal; /* OpenSM's balancing options, NULL: none */
+	const struct engine_pair *ids;	  /* ids_guid_file: switch GUID -> id */
+	size_t nids;
+	uint64_t *sid; /* per switch: what breaks ties in the order (id, else GUID) */
 	struct engine_balance_run br;
 	/* orientation */
 	uint32_t *comp; /* connected component of each switch */
@@ -514,7 +517,11 @@ static int cmp_okey(const void *a, const void *b)
 	return x->sw < y->sw ? -1 : x->sw > y->sw;
 }
 
-/* the tree joining the roots first, by depth; then the rest by rank; GUIDs break ties */
+/*
+ * The tree joining the roots first, by depth; then the rest by rank; GUIDs
+ * break ties, or the ids of ids_guid_file (OpenSM's updn: of two switches
+ * of one rank the one with the smaller id is up)
+ */
 static void order_switches(struct updn *u)
 {
 	struct okey *k = eng_malloc((size_t)u->nsw * sizeof(*k));
@@ -522,7 +529,7 @@ static void order_switches(struct updn *u)
 
 	for (s = 0; s < u->nsw; s++) {
 		k[s].k = u->tdepth[s] != UINT32_MAX ? u->tdepth[s] : (1ull << 32) + u->rank[s];
-		k[s].guid = u->t->sw[s].guid;
+		k[s].guid = u->sid[s];
 		k[s].sw = s;
 	}
 	qsort(k, u->nsw, sizeof(*k), cmp_okey);
@@ -801,6 +808,23 @@ static int dnup_roots(struct updn *u)
 	return 0;
 }
 
+/* each switch's tie breaker: its GUID, or its id where ids_guid_file names it */
+static void set_ids(struct updn *u)
+{
+	uint32_t s;
+	size_t i;
+
+	u->sid = eng_malloc((size_t)u->nsw * sizeof(*u->sid));
+	for (s = 0; s < u->nsw; s++)
+		u->sid[s] = u->t->sw[s].guid;
+	for (i = 0; i < u->nids; i++) {
+		/* a GUID of no switch of this fabric: skipped, as OpenSM does */
+		s = sw_by_guid(u->t, u->ids[i].guid);
+		if (s != TOPO_NONE)
+			u->sid[s] = u->ids[i].val;
+	}
+}
+
 static int orient(struct updn *u, const uint64_t *roots, size_t nroots)
 {
 	int err;
@@ -813,6 +837,7 @@ static int orient(struct updn *u, const uint64_t *roots, size_t nroots)
 	u->tdepth = eng_malloc((size_t)u->nsw * sizeof(*u->tdepth));
 	u->pos = eng_malloc((size_t)u->nsw * sizeof(*u->pos));
 	u->by_pos = eng_malloc((size_t)u->nsw * sizeof(*u->by_pos));
+	set_ids(u);
 	if (u->ncands)
 		search_root(u);
 	return order_from_roots(u);
@@ -1164,6 +1189,7 @@ static void updn_free(struct updn *u)
 	free(u->cands);
 	free(u->rank);
 	free(u->carank);
+	free(u->sid);
 	free(u->tdepth);
 	free(u->pos);
 	free(u->by_pos);
@@ -1284,15 +1310,17 @@ static int route_oriented(struct updn *up, const uint64_t *roots, size_t nroots)
 int updn_route(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots,
 	       struct ibsm_routes *r)
 {
-	return updn_route_balanced(t, roots, nroots, NULL, r);
+	struct updn_opts o = {.roots = roots, .nroots = nroots};
+
+	return updn_route_opts(t, &o, r);
 }
 
-int updn_route_balanced(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots,
-			const struct engine_balance *b, struct ibsm_routes *r)
+int updn_route_opts(const struct ibsm_topo *t, const struct updn_opts *o, struct ibsm_routes *r)
 {
-	struct updn u = {.t = t, .r = r, .nsw = t->nsw, .bal = b};
+	struct updn u = {
+	    .t = t, .r = r, .nsw = t->nsw, .bal = o->bal, .ids = o->ids, .nids = o->nids};
 
-	return route_oriented(&u, roots, nroots);
+	return route_oriented(&u, o->roots, o->nroots);
 }
 
 int dnup_route(const struct ibsm_topo *t, struct ibsm_routes *r)
@@ -1316,6 +1344,8 @@ struct updn_state {
 	uint64_t *roots; /* from root_guid_file, NULL: found in each run */
 	size_t nroots;
 	struct engine_balance bal; /* port_shifting, scatter_ports, ... */
+	struct engine_pair *ids;   /* ids_guid_file */
+	size_t nids;
 	int err; /* root_guid_file could not be used: every run fails with why */
 	char why[256];
 };
@@ -1342,6 +1372,14 @@ static int updn_init(const struct ibsm_opts *opts, void **state)
 	}
 	st->nroots = n > 0 ? (size_t)n : 0;
 	engine_balance_init(opts, &st->bal);
+	path = ibsm_opt_str(opts, "ids_guid_file");
+	if (!st->err && path && path[0]) {
+		/* an id is any number: 0 too (UINT64_MAX as vmax) */
+		n = engine_read_pairs(path, "ids_guid_file", "a switch id", UINT64_MAX, &st->ids,
+				      st->why, sizeof(st->why));
+		st->err = n < 0 ? n : 0;
+		st->nids = n > 0 ? (size_t)n : 0;
+	}
 	*state = st;
 	return 0;
 }
@@ -1352,8 +1390,12 @@ static int updn_engine_route(void *state, const struct ibsm_topo *t, struct ibsm
 
 	if (st && st->err)
 		return engine_fail(r, st->err, "%s", st->why);
-	return updn_route_balanced(t, st ? st->roots : NULL, st ? st->nroots : 0,
-				   st ? &st->bal : NULL, r);
+	struct updn_opts o = {0};
+
+	if (st)
+		o = (struct updn_opts){.roots = st->roots, .nroots = st->nroots, .bal = &st->bal,
+				       .ids = st->ids, .nids = st->nids};
+	return updn_route_opts(t, &o, r);
 }
 
 static void updn_fini(void *state)
@@ -1362,6 +1404,7 @@ static void updn_fini(void *state)
 
 	if (st) {
 		free(st->roots);
+		free(st->ids);
 		engine_balance_fini(&st->bal);
 	}
 	free(st);

@@ -351,9 +351,95 @@ START_TEST(t_updn_dnup)
 }
 END_TEST
 
+/* ids_guid_file: ids instead of GUIDs break updn's ties within a rank */
+START_TEST(t_ids_guid_file)
+{
+	struct ibsm_topo *t = simenv_load_net(TOP_SRCDIR "/tests/golden/updn/torus3x3.net", 0);
+	struct ibsm_routes *r = routes_new(t), *plain = routes_new(t);
+	char path[512], msg[700], *text = NULL;
+	const char *kv[] = {"ids_guid_file", path, NULL};
+	size_t len = 0, i;
+	FILE *f;
+	uint32_t s;
+	static const struct {
+		const char *text, *why;
+	} bad[] = {
+	    {"0x1 5\nsw2 6\n", "2: not a switch guid"},
+	    {"0x1 5\n0x2\n", "2: not a switch id"},
+	    {"0x1 -3\n", "1: not a switch id"},
+	    {"0x1 0x10000000000000000\n", "1: not a switch id"},
+	    {"0x1 12 13\n", "1: not a switch id"},
+	};
+
+	snprintf(path, sizeof(path), "%s/ids", check_dir);
+	ck_assert_int_eq(updn_route(t, NULL, 0, plain), 0);
+	/* ids in the GUIDs' order (0 too, decimal too): the same tables */
+	f = open_memstream(&text, &len);
+	for (s = 0; s < t->nsw; s++)
+		fprintf(f, "0x%" PRIx64 " %u # sw %u\n", t->sw[s].guid, s, s);
+	fprintf(f, "0xdead 1\n");
+	fclose(f);
+	simenv_write_file(path, text);
+	free(text);
+	ck_assert_int_eq(run_engine(&updn_engine, t, r, kv), 0);
+	ck_assert(same(r, plain));
+	/* reversed: other ties, other tables, still free of credit loops */
+	text = NULL;
+	f = open_memstream(&text, &len);
+	for (s = 0; s < t->nsw; s++)
+		fprintf(f, "%" PRIu64 " 0x%x\n", t->sw[s].guid, 100 - s);
+	fclose(f);
+	simenv_write_file(path, text);
+	free(text);
+	ck_assert_int_eq(run_engine(&updn_engine, t, r, kv), 0);
+	check_loop_free(t, r);
+	ck_assert(!same(r, plain));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		simenv_write_file(path, bad[i].text);
+		ck_assert_int_eq(run_engine(&updn_engine, t, r, kv), -EINVAL);
+		snprintf(msg, sizeof(msg), "%s:%s", path, bad[i].why);
+		ck_assert_str_eq(r->why, msg);
+	}
+	snprintf(path, sizeof(path), "%s/none", check_dir);
+	ck_assert_int_eq(run_engine(&updn_engine, t, r, kv), -ENOENT);
+	snprintf(msg, sizeof(msg), "ids_guid_file %s: No such file or directory", path);
+	ck_assert_str_eq(r->why, msg);
+	routes_del(r);
+	routes_del(plain);
+	topo_del(t);
+}
+END_TEST
+
+/*
+ * connect_roots: roots reach each other either way (updn and dnup join them
+ * by a tree), so TRUE and FALSE give the same tables, every switch LID
+ * reachable from every switch, no credit loop
+ */
+START_TEST(t_connect_roots)
+{
+	static const struct ibsm_routing_engine *const eng[] = {&updn_engine, &dnup_engine};
+	static const char *const on[] = {"connect_roots", "TRUE", NULL};
+	static const char *const off[] = {"connect_roots", "FALSE", NULL};
+	struct ibsm_topo *t = simenv_load_net(TOP_SRCDIR "/tests/fabrics/fattree-k4.net", 0);
+	struct ibsm_routes *a = routes_new(t), *b = routes_new(t);
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		ck_assert_int_eq(run_engine(eng[i], t, a, on), 0);
+		ck_assert_int_eq(run_engine(eng[i], t, b, off), 0);
+		ck_assert(same(a, b));
+		check_loop_free(t, a);
+	}
+	routes_del(a);
+	routes_del(b);
+	topo_del(t);
+}
+END_TEST
+
 CHECK_MAIN_CASES("balance",
 		 {"minhop", 60, setup, check_dir_teardown,
 		  CHECK_TESTS(t_defaults, t_port_shifting, t_scatter_ports, t_no_scatter,
 			      t_profile_switch_nodes, t_prof_ignore),
 		  NULL},
-		 {"updn", 120, setup, check_dir_teardown, CHECK_TESTS(t_updn_dnup), NULL})
+		 {"updn", 120, setup, check_dir_teardown, CHECK_TESTS(t_updn_dnup, t_ids_guid_file, t_connect_roots),
+		  NULL})
