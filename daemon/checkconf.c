@@ -263,6 +263,8 @@ void checkconf_run(const struct ibsm_conf *c, struct conf_errors *errs, struct c
 	check_guid_file(c, CONF_KEY_io_guid_file, warns);
 	check_guid_file(c, CONF_KEY_guid_routing_order_file, warns);
 	check_readable(c, CONF_KEY_lfts_file, "", warns);
+	check_readable(c, CONF_KEY_port_prof_ignore_file, "", warns);
+	check_readable(c, CONF_KEY_ids_guid_file, "", warns);
 	if (c->qos)
 		check_qos_policy(c, warns);
 	check_partitions(c, errs);

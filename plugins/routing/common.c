@@ -207,10 +207,25 @@ uint8_t *engine_hop_matrix(const struct ibsm_topo *t, int *err)
 	return hops;
 }
 
+/* the next line of f with something on it, past blanks ('#': comment), NULL at the end */
+static char *next_line(FILE *f, char *line, int size, unsigned *lineno)
+{
+	while (fgets(line, size, f)) {
+		char *s = line;
+
+		++*lineno;
+		while (isspace((unsigned char)*s))
+			s++;
+		if (*s && *s != '#')
+			return s;
+	}
+	return NULL;
+}
+
 int engine_read_guids(const char *path, uint64_t **out, struct ibsm_routes *r)
 {
 	FILE *f = fopen(path, "r");
-	char line[512];
+	char line[512], *s;
 	unsigned lineno = 0;
 	size_t n = 0, cap = 0;
 	uint64_t *v = NULL;
@@ -218,15 +233,10 @@ int engine_read_guids(const char *path, uint64_t **out, struct ibsm_routes *r)
 	*out = NULL;
 	if (!f)
 		return engine_fail(r, -errno, "%s: %s", path, strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		char *s = line, *end;
+	while ((s = next_line(f, line, sizeof(line), &lineno))) {
+		char *end;
 		unsigned long long g;
 
-		lineno++;
-		while (isspace((unsigned char)*s))
-			s++;
-		if (!*s || *s == '#')
-			continue;
 		errno = 0;
 		g = strtoull(s, &end, 16);
 		while (isspace((unsigned char)*end))
@@ -383,4 +393,222 @@ uint32_t engine_sort_dests(uint32_t nsw, uint32_t nw, const uint64_t *mask,
 		ncand[d] = 0;
 	}
 	return cnt[ARRAY_SIZE(cnt) - 1];
+}
+
+/* --- OpenSM's port balancing options --- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool has_u64(const uint64_t *v, size_t n, uint64_t k)
+{
+	return v && bsearch(&k, v, n, sizeof(*v), cmp_u64);
+}
+
+int engine_read_pairs(const char *path, const char *key, const char *what, uint64_t vmax,
+		      struct engine_pair **out, char *why, size_t whylen)
+{
+	FILE *f = fopen(path, "r");
+	char line[512], *s;
+	unsigned lineno = 0;
+	size_t n = 0, cap = 0;
+	struct engine_pair *v = NULL;
+
+	*out = NULL;
+	why[0] = '\0';
+	if (!f) {
+		int e = errno;
+
+		snprintf(why, whylen, "%s %.200s: %s", key, path, strerror(e));
+		return -e;
+	}
+	while ((s = next_line(f, line, sizeof(line), &lineno))) {
+		char *end;
+		unsigned long long g, x;
+
+		errno = 0;
+		g = strtoull(s, &end, 0);
+		if (errno || end == s || !g || !isspace((unsigned char)*end)) {
+			snprintf(why, whylen, "%.200s:%u: not a switch guid", path, lineno);
+			break;
+		}
+		s = end;
+		while (isspace((unsigned char)*s))
+			s++;
+		errno = 0;
+		x = *s == '-' ? 0 : strtoull(s, &end, 0);
+		while (isspace((unsigned char)*end))
+			end++;
+		if (*s == '-' || errno || end == s || x > vmax || (vmax < UINT64_MAX && !x) ||
+		    (*end && *end != '#')) {
+			snprintf(why, whylen, "%.200s:%u: not %s", path, lineno, what);
+			break;
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			v = eng_reallocarray(v, cap, sizeof(*v));
+		}
+		v[n].guid = g;
+		v[n++].val = x;
+	}
+	fclose(f);
+	if (why[0]) {
+		free(v);
+		return -EINVAL;
+	}
+	*out = v;
+	return (int)n;
+}
+
+/* port_prof_ignore_file: switch GUID and port per line, kept as (GUID << 8 | port) */
+static int read_prof_ignore(const char *path, struct engine_balance *b)
+{
+	struct engine_pair *v;
+	int n = engine_read_pairs(path, "port_prof_ignore_file", "a port number (1-254)", 254, &v,
+				  b->why, sizeof(b->why));
+	int i;
+
+	if (n <= 0)
+		return n;
+	b->ignore = eng_calloc((size_t)n, sizeof(*b->ignore));
+	for (i = 0; i < n; i++)
+		b->ignore[i] = v[i].guid << 8 | v[i].val;
+	b->nignore = (size_t)n;
+	free(v);
+	qsort(b->ignore, b->nignore, sizeof(*b->ignore), cmp_u64);
+	return 0;
+}
+
+void engine_balance_init(const struct ibsm_opts *o, struct engine_balance *b)
+{
+	const char *ign = ibsm_opt_str(o, "port_prof_ignore_file");
+	struct ibsm_routes tmp = {0};
+	int n;
+
+	memset(b, 0, sizeof(*b));
+	b->shift = ibsm_opt_bool(o, "port_shifting", false);
+	b->scatter = (uint32_t)ibsm_opt_int(o, "scatter_ports", 0);
+	b->count_sw = ibsm_opt_bool(o, "port_profile_switch_nodes", false);
+	if (ign && ign[0])
+		b->err = read_prof_ignore(ign, b);
+	if (b->err || !b->scatter || !ibsm_opt_bool(o, "guid_routing_order_no_scatter", false))
+		return;
+	/* the ports of the routing order file keep the plain choice */
+	n = engine_opt_guids(o, "guid_routing_order_file", &b->noscatter, &tmp);
+	if (n < 0) {
+		b->err = n;
+		snprintf(b->why, sizeof(b->why), "guid_routing_order_file %.200s", tmp.why);
+		return;
+	}
+	b->nnoscatter = (size_t)n;
+	if (n)
+		qsort(b->noscatter, b->nnoscatter, sizeof(*b->noscatter), cmp_u64);
+}
+
+void engine_balance_fini(struct engine_balance *b)
+{
+	if (!b)
+		return;
+	free(b->noscatter);
+	free(b->ignore);
+	b->noscatter = b->ignore = NULL;
+}
+
+int engine_balance_plugin_init(const struct ibsm_opts *o, void **state)
+{
+	struct engine_balance *b = eng_calloc(1, sizeof(*b));
+
+	engine_balance_init(o, b);
+	*state = b;
+	return 0;
+}
+
+void engine_balance_plugin_fini(void *state)
+{
+	engine_balance_fini(state);
+	free(state);
+}
+
+void engine_balance_start(const struct engine_balance *b, const struct ibsm_topo *t,
+			  struct engine_balance_run *br)
+{
+	uint32_t s, j;
+	bool any = false;
+
+	memset(br, 0, sizeof(*br));
+	br->b = b;
+	if (!b)
+		return;
+	/* the same seed gives the same tables at every run */
+	br->rng = b->scatter * 0x9e3779b97f4a7c15ull + 1;
+	if (!b->nignore)
+		return;
+	br->noprof = eng_calloc(t->nlinks, 1);
+	for (s = 0; s < t->nsw; s++)
+		for (j = t->sw[s].adj; j < t->sw[s].adj + t->sw[s].nadj; j++)
+			if (has_u64(b->ignore, b->nignore, (t->sw[s].guid << 8) | t->links[j].port)) {
+				br->noprof[j] = 1;
+				any = true;
+			}
+	if (!any) {
+		free(br->noprof);
+		br->noprof = NULL;
+	}
+}
+
+void engine_balance_end(struct engine_balance_run *br)
+{
+	free(br->noprof);
+	br->noprof = NULL;
+}
+
+/* xorshift64*: a small generator of our own, so that a seed means the same everywhere */
+static uint64_t next_rand(uint64_t *x)
+{
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return *x * 0x2545f4914f6cdd1dull;
+}
+
+uint32_t engine_balance_pick(struct engine_balance_run *br, const struct ibsm_topo *t,
+			     uint16_t lid, uint32_t base, const uint8_t *c, uint32_t nc,
+			     const uint32_t *load)
+{
+	const struct engine_balance *b = br->b;
+	uint32_t i, least = UINT32_MAX, nleast = 0, start = 0, ep;
+	uint64_t total = 0;
+
+	for (i = 0; i < nc; i++) {
+		uint32_t v = load[base + c[i]];
+
+		total += v;
+		if (v < least) {
+			least = v;
+			nleast = 0;
+		}
+		nleast += v == least;
+	}
+	ep = engine_lid_ep(t, lid);
+	if (b->scatter && nleast > 1 &&
+	    !(ep != TOPO_NONE && has_u64(b->noscatter, b->nnoscatter, t->eps[ep].port_guid))) {
+		uint32_t k = (uint32_t)(next_rand(&br->rng) % nleast);
+
+		for (i = 0; i < nc; i++)
+			if (load[base + c[i]] == least && !k--)
+				return base + c[i];
+	}
+	if (b->shift)
+		start = (uint32_t)((total / nc) % nc);
+	for (i = 0; i < nc; i++) {
+		uint32_t l = base + c[(start + i) % nc];
+
+		if (load[l] == least)
+			return l;
+	}
+	return base + c[0];
 }

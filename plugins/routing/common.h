@@ -77,6 +77,85 @@ int engine_read_guids(const char *path, uint64_t **out, struct ibsm_routes *r);
 int engine_opt_guids(const struct ibsm_opts *o, const char *key, uint64_t **out,
 		     struct ibsm_routes *r);
 
+/* a line of a "GUID value" file (port_prof_ignore_file, ids_guid_file) */
+struct engine_pair {
+	uint64_t guid;
+	uint64_t val;
+};
+
+/*
+ * Read a file of "GUID value" lines ('#' comments, blank lines), both read
+ * as C reads numbers (0x: hex), as OpenSM's node map files are: the GUID
+ * not 0, the value at most vmax and, unless vmax is UINT64_MAX, not 0.
+ * *out is malloc'ed; returns how many, or -errno with why set ("key path:
+ * error" when it cannot be opened, "path:line: not a switch guid" or
+ * "path:line: not WHAT").
+ */
+int engine_read_pairs(const char *path, const char *key, const char *what, uint64_t vmax,
+		      struct engine_pair **out, char *why, size_t whylen);
+
+/* --- OpenSM's port balancing options (minhop, updn, dnup) --- */
+
+/*
+ * What init() reads of port_shifting, scatter_ports,
+ * guid_routing_order_no_scatter (with guid_routing_order_file),
+ * port_profile_switch_nodes and port_prof_ignore_file. A file that cannot
+ * be used leaves err and why ("path:line: ...") for every run to fail with.
+ */
+struct engine_balance {
+	bool shift;	     /* port_shifting: ties go from a place the load moves on */
+	uint32_t scatter;    /* scatter_ports: seed of a random pick among ties, 0: off */
+	bool count_sw;	     /* port_profile_switch_nodes: switch LIDs weigh like others */
+	uint64_t *noscatter; /* ports never scattered (sorted GUIDs), NULL: none */
+	size_t nnoscatter;
+	uint64_t *ignore;    /* (switch GUID << 8 | port) never counted, sorted */
+	size_t nignore;
+	int err;
+	char why[256];
+};
+
+/* read the options into b (zeroed first); 0, the errors are kept in b for route() */
+void engine_balance_init(const struct ibsm_opts *o, struct engine_balance *b);
+void engine_balance_fini(struct engine_balance *b);
+/* init()/fini() of an engine whose state is a struct engine_balance alone */
+int engine_balance_plugin_init(const struct ibsm_opts *o, void **state);
+void engine_balance_plugin_fini(void *state);
+
+/* one run's balance state: per link whether it is counted, the random state */
+struct engine_balance_run {
+	const struct engine_balance *b;
+	uint8_t *noprof; /* per link: port_prof_ignore_file names it (allocated) */
+	uint64_t rng;
+};
+
+/* start a run over t (b may be NULL: plain balance, br->b NULL) */
+void engine_balance_start(const struct engine_balance *b, const struct ibsm_topo *t,
+			  struct engine_balance_run *br);
+void engine_balance_end(struct engine_balance_run *br);
+
+/* does the run need the per-LID pick (shift, scatter or ignored ports)? */
+static inline bool engine_balance_active(const struct engine_balance_run *br)
+{
+	return br && br->b && (br->b->shift || br->b->scatter || br->noprof);
+}
+
+/*
+ * The link for one LID among base + c[0..nc): the least loaded; of equals,
+ * a random one (scatter_ports, unless the LID's port is exempt), else the
+ * first from (total load / nc) % nc on (port_shifting), else the first.
+ */
+uint32_t engine_balance_pick(struct engine_balance_run *br, const struct ibsm_topo *t,
+			     uint16_t lid, uint32_t base, const uint8_t *c, uint32_t nc,
+			     const uint32_t *load);
+
+/* count a LID on link l unless port_prof_ignore_file leaves the port out */
+static inline void engine_balance_count(const struct engine_balance_run *br, uint32_t *load,
+					uint32_t l)
+{
+	if (!br || !br->noprof || !br->noprof[l])
+		load[l]++;
+}
+
 /* --- destination LIDs by switch, in runs routed alike (minhop, updn) --- */
 
 enum engine_seg_kind { SEG_SWITCH, SEG_SINGLE, SEG_BLOCK };

@@ -17,6 +17,12 @@
  * round the neighbours before a second parallel link to any of them, and
  * the 2^lmc LIDs of one port go to different neighbours where there are
  * enough, giving the port disjoint first hops.
+ *
+ * OpenSM's balancing options change the tie rule (common.h,
+ * engine_balance_pick): port_shifting, scatter_ports (exempting the ports
+ * of guid_routing_order_file with guid_routing_order_no_scatter),
+ * port_profile_switch_nodes (switch LIDs counted) and port_prof_ignore_file
+ * (LIDs sent out of the ports it names are not counted).
  */
 #include "config.h"
 
@@ -53,6 +59,7 @@ struct minhop {
 	uint8_t c[256];       /* links closer to the destination being routed */
 	uint32_t nc;
 	uint32_t used[128];   /* neighbours taken by the current LMC block */
+	struct engine_balance_run br; /* OpenSM's balancing options (common.h) */
 };
 
 /*
@@ -66,6 +73,17 @@ static void fill_level(struct minhop *mh, uint8_t *row, const uint16_t *lids, ui
 	const struct topo_link *links = mh->t->links;
 	uint32_t k = 0, i, min;
 
+	if (engine_balance_active(&mh->br)) {
+		/* one LID at a time: the tie rule moves with the load */
+		for (k = 0; k < n; k++) {
+			uint32_t c = engine_balance_pick(&mh->br, mh->t, lids[k], mh->base, mh->c,
+							 mh->nc, mh->load);
+
+			row[lids[k]] = links[c].port;
+			engine_balance_count(&mh->br, mh->load, c);
+		}
+		return;
+	}
 	if (mh->nc == 1) {
 		uint32_t c = mh->base + mh->c[0];
 
@@ -101,7 +119,7 @@ static void fill_block(struct minhop *mh, uint8_t *row, const uint16_t *lids, ui
 						  nused, &fresh);
 
 		row[lids[k]] = links[best].port;
-		mh->load[best]++;
+		engine_balance_count(&mh->br, mh->load, best);
 		if (fresh && nused < ARRAY_SIZE(mh->used))
 			mh->used[nused++] = links[best].peer;
 	}
@@ -119,6 +137,11 @@ static void route_dest(struct minhop *mh, uint8_t *row, uint32_t d)
 
 		switch (g->kind) {
 		case SEG_SWITCH:
+			if (mh->br.b && mh->br.b->count_sw) {
+				/* port_profile_switch_nodes: counted like an end port's */
+				fill_level(mh, row, v, 1);
+				break;
+			}
 			/* uncounted, so not by load: spread by destination */
 			row[v[0]] = links[mh->base + mh->c[d % mh->nc]].port;
 			break;
@@ -185,12 +208,20 @@ static void route_switch(struct minhop *mh, uint32_t u)
 
 int minhop_route(const struct ibsm_topo *t, struct ibsm_routes *r)
 {
+	return minhop_route_balanced(t, NULL, r);
+}
+
+int minhop_route_balanced(const struct ibsm_topo *t, const struct engine_balance *b,
+			  struct ibsm_routes *r)
+{
 	struct minhop mh = {.t = t, .r = r, .nsw = t->nsw};
 	uint32_t s;
 	int err = engine_start(t, r);
 
 	if (err <= 0)
 		return err;
+	if (b && b->err)
+		return engine_fail(r, b->err, "%s", b->why);
 
 	/* the one big block; a fabric this size has far bigger LFTs anyway */
 	mh.hops = engine_hop_matrix(t, &err);
@@ -205,8 +236,10 @@ int minhop_route(const struct ibsm_topo *t, struct ibsm_routes *r)
 	mh.ncand = eng_calloc(t->nsw, 1);
 	mh.mask = eng_calloc((size_t)t->nsw * 4, sizeof(*mh.mask));
 	mh.dorder = eng_calloc(t->nsw, sizeof(*mh.dorder));
+	engine_balance_start(b, t, &mh.br);
 	for (s = 0; s < t->nsw; s++)
 		route_switch(&mh, s);
+	engine_balance_end(&mh.br);
 
 	free(mh.hops);
 	free(mh.lid_start);
@@ -224,9 +257,9 @@ int minhop_route(const struct ibsm_topo *t, struct ibsm_routes *r)
 
 static int minhop_engine_route(void *state, const struct ibsm_topo *t, struct ibsm_routes *r)
 {
-	(void)state;
-	return minhop_route(t, r);
+	return minhop_route_balanced(t, state, r);
 }
 
 IBSM_ROUTING_ENGINE(minhop, .summary = "shortest paths, destinations balanced over equal-cost ports",
-		    .route = minhop_engine_route);
+		    .init = engine_balance_plugin_init, .route = minhop_engine_route,
+		    .fini = engine_balance_plugin_fini);

@@ -92,6 +92,12 @@ struct updn {
 	const struct ibsm_topo *t;
 	struct ibsm_routes *r;
 	uint32_t nsw;
+	bool dnup; /* rank from the end ports (dnup_route), not from roots */
+	const struct engine_balance *bal; /* OpenSM's balancing options, NULL: none */
+	const struct engine_pair *ids;	  /* ids_guid_file: switch GUID -> id */
+	size_t nids;
+	uint64_t *sid; /* per switch: what breaks ties in the order (id, else GUID) */
+	struct engine_balance_run br;
 	/* orientation */
 	uint32_t *comp; /* connected component of each switch */
 	uint32_t ncomp;
@@ -100,6 +106,7 @@ struct updn {
 	uint32_t ncands;
 	uint32_t cand_ecc; /* the centre's eccentricity */
 	uint32_t *rank;	   /* distance from the nearest root */
+	uint32_t *carank;  /* dnup: distance from the switches with end ports; NULL for updn */
 	uint32_t *tdepth;  /* depth in the tree joining the roots, UINT32_MAX off it */
 	uint32_t *pos;	   /* place in the order: u->v is up iff pos[v] < pos[u] */
 	uint32_t *by_pos;  /* the switches in that order */
@@ -510,7 +517,11 @@ static int cmp_okey(const void *a, const void *b)
 	return x->sw < y->sw ? -1 : x->sw > y->sw;
 }
 
-/* the tree joining the roots first, by depth; then the rest by rank; GUIDs break ties */
+/*
+ * The tree joining the roots first, by depth; then the rest by rank; GUIDs
+ * break ties, or the ids of ids_guid_file (OpenSM's updn: of two switches
+ * of one rank the one with the smaller id is up)
+ */
 static void order_switches(struct updn *u)
 {
 	struct okey *k = eng_malloc((size_t)u->nsw * sizeof(*k));
@@ -518,7 +529,7 @@ static void order_switches(struct updn *u)
 
 	for (s = 0; s < u->nsw; s++) {
 		k[s].k = u->tdepth[s] != UINT32_MAX ? u->tdepth[s] : (1ull << 32) + u->rank[s];
-		k[s].guid = u->t->sw[s].guid;
+		k[s].guid = u->sid[s];
 		k[s].sw = s;
 	}
 	qsort(k, u->nsw, sizeof(*k), cmp_okey);
@@ -532,9 +543,16 @@ static void order_switches(struct updn *u)
 /* rank from the roots, the tree joining them, the order */
 static int order_from_roots(struct updn *u)
 {
+	uint32_t s;
 	int err;
 
-	bfs_from(u, u->is_root, u->rank);
+	if (u->carank) {
+		/* dnup: the farther from the end ports, the earlier (nearer the top) */
+		for (s = 0; s < u->nsw; s++)
+			u->rank[s] = UINT32_MAX - u->carank[s];
+	} else {
+		bfs_from(u, u->is_root, u->rank);
+	}
 	err = join_roots(u);
 	if (err < 0)
 		return err;
@@ -753,18 +771,73 @@ static void search_root(struct updn *u)
 	free(w);
 }
 
+/*
+ * dnup's ranking (OpenSM's osm_ucast_dnup.c): switches with end ports
+ * rank 0, any other one more than its lowest ranked neighbour, and a hop
+ * away from the end ports is "up". Its roots are the switches no
+ * neighbour outranks, joined into a tree as updn's are, so that every
+ * switch climbs to one minimum of the order (OpenSM leaves root to root
+ * traffic unrouted, or with connect_roots takes illegal turns instead).
+ */
+static int dnup_roots(struct updn *u)
+{
+	const struct ibsm_topo *t = u->t;
+	uint8_t *leaf = eng_calloc(u->nsw, 1);
+	uint32_t s, j, nleaf = 0;
+
+	for (s = 0; s < u->nsw; s++)
+		nleaf += leaf[s] = t->sw[s].nep > 0;
+	u->carank = eng_malloc((size_t)u->nsw * sizeof(*u->carank));
+	bfs_from(u, leaf, u->carank);
+	free(leaf);
+	if (!nleaf)
+		return engine_fail(u->r, -EINVAL,
+				   "no switch has end ports: dnup ranks from them (OpenSM ERR AE0D)");
+	u->is_root = eng_calloc(u->nsw, 1);
+	for (s = 0; s < u->nsw; s++) {
+		bool top = true;
+
+		for (j = t->sw[s].adj; j < t->sw[s].adj + t->sw[s].nadj && top; j++) {
+			uint32_t c = u->carank[t->links[j].peer];
+
+			/* a component without end ports: all UINT32_MAX, all roots */
+			top = c == UINT32_MAX ? u->carank[s] == UINT32_MAX : c <= u->carank[s];
+		}
+		u->is_root[s] = top;
+	}
+	return 0;
+}
+
+/* each switch's tie breaker: its GUID, or its id where ids_guid_file names it */
+static void set_ids(struct updn *u)
+{
+	uint32_t s;
+	size_t i;
+
+	u->sid = eng_malloc((size_t)u->nsw * sizeof(*u->sid));
+	for (s = 0; s < u->nsw; s++)
+		u->sid[s] = u->t->sw[s].guid;
+	for (i = 0; i < u->nids; i++) {
+		/* a GUID of no switch of this fabric: skipped, as OpenSM does */
+		s = sw_by_guid(u->t, u->ids[i].guid);
+		if (s != TOPO_NONE)
+			u->sid[s] = u->ids[i].val;
+	}
+}
+
 static int orient(struct updn *u, const uint64_t *roots, size_t nroots)
 {
 	int err;
 
 	find_components(u);
-	err = pick_roots(u, roots, nroots);
+	err = u->dnup ? dnup_roots(u) : pick_roots(u, roots, nroots);
 	if (err < 0)
 		return err;
 	u->rank = eng_malloc((size_t)u->nsw * sizeof(*u->rank));
 	u->tdepth = eng_malloc((size_t)u->nsw * sizeof(*u->tdepth));
 	u->pos = eng_malloc((size_t)u->nsw * sizeof(*u->pos));
 	u->by_pos = eng_malloc((size_t)u->nsw * sizeof(*u->by_pos));
+	set_ids(u);
 	if (u->ncands)
 		search_root(u);
 	return order_from_roots(u);
@@ -921,6 +994,16 @@ static void fill_level(struct updn *u, uint8_t *row, const uint16_t *lids, uint3
 	const uint8_t *c = u->c;
 	uint32_t k, i, i0 = 0;
 
+	if (engine_balance_active(&u->br)) {
+		/* OpenSM's options: one LID at a time by their tie rule */
+		for (k = 0; k < n; k++) {
+			uint32_t l = engine_balance_pick(&u->br, u->t, lids[k], base, c, nc, load);
+
+			give(u, row, lids[k], l, mark);
+			engine_balance_count(&u->br, load, l);
+		}
+		return;
+	}
 	for (i = 1; i < nc; i++)
 		if (load[base + c[i]] < load[base + c[i0]])
 			i0 = i;
@@ -967,7 +1050,7 @@ static void fill_block(struct updn *u, uint8_t *row, const uint16_t *lids, uint3
 						  &fresh);
 
 		row[lids[k]] = links[best].port;
-		load[best]++;
+		engine_balance_count(&u->br, load, best);
 		if (c_here)
 			pass_on(u, best, lids[k]);
 		if (fresh && nused < ARRAY_SIZE(u->used))
@@ -990,9 +1073,13 @@ static void route_dest(struct updn *u, uint8_t *row, uint32_t d)
 
 		switch (g->kind) {
 		case SEG_SWITCH:
-			/* uncounted, so not by load: spread by destination */
-			row[v[0]] = links[u->base + u->c[d % u->nc]].port;
-			break;
+			if (!u->bal || !u->bal->count_sw) {
+				/* uncounted, so not by load: spread by destination */
+				row[v[0]] = links[u->base + u->c[d % u->nc]].port;
+				break;
+			}
+			/* port_profile_switch_nodes: weighed like an end port's */
+			/* fall through */
 		case SEG_SINGLE:
 			if (src) {
 				fill_level(u, row, v, g->len, u->load_c, true);
@@ -1101,6 +1188,8 @@ static void updn_free(struct updn *u)
 	free(u->is_root);
 	free(u->cands);
 	free(u->rank);
+	free(u->carank);
+	free(u->sid);
 	free(u->tdepth);
 	free(u->pos);
 	free(u->by_pos);
@@ -1129,10 +1218,12 @@ static void updn_free(struct updn *u)
 	free(u->tmp_n);
 }
 
-int updn_orient(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots, uint32_t *pos,
-		uint8_t *is_root, struct ibsm_routes *r)
+static int orient_only(struct updn *up, const uint64_t *roots, size_t nroots, uint32_t *pos,
+		       uint8_t *is_root)
 {
-	struct updn u = {.t = t, .r = r, .nsw = t->nsw};
+	struct updn u = *up;
+	const struct ibsm_topo *t = u.t;
+	struct ibsm_routes *r = u.r;
 	int err;
 
 	r->why[0] = '\0';
@@ -1149,15 +1240,34 @@ int updn_orient(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots,
 	return err;
 }
 
-int updn_route(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots,
-	       struct ibsm_routes *r)
+int updn_orient(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots, uint32_t *pos,
+		uint8_t *is_root, struct ibsm_routes *r)
 {
 	struct updn u = {.t = t, .r = r, .nsw = t->nsw};
+
+	return orient_only(&u, roots, nroots, pos, is_root);
+}
+
+int dnup_orient(const struct ibsm_topo *t, uint32_t *pos, uint8_t *is_root, struct ibsm_routes *r)
+{
+	struct updn u = {.t = t, .r = r, .nsw = t->nsw, .dnup = true};
+
+	return orient_only(&u, NULL, 0, pos, is_root);
+}
+
+/* the tables of updn_route() or dnup_route(), as u's mode says */
+static int route_oriented(struct updn *up, const uint64_t *roots, size_t nroots)
+{
+	struct updn u = *up;
+	const struct ibsm_topo *t = u.t;
+	struct ibsm_routes *r = u.r;
 	uint32_t i;
 	int err = engine_start(t, r);
 
 	if (err <= 0)
 		return err;
+	if (u.bal && u.bal->err)
+		return engine_fail(r, u.bal->err, "%s", u.bal->why);
 
 	err = orient(&u, roots, nroots);
 	if (!err)
@@ -1189,17 +1299,53 @@ int updn_route(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots,
 	u.tmp_c = eng_calloc((size_t)t->max_lid + 1, sizeof(*u.tmp_c));
 	u.tmp_n = eng_calloc((size_t)t->max_lid + 1, sizeof(*u.tmp_n));
 	/* from the bottom of the order up: what a switch sends up is known above */
+	engine_balance_start(u.bal, t, &u.br);
 	for (i = t->nsw; i-- > 0;)
 		route_switch(&u, u.by_pos[i]);
+	engine_balance_end(&u.br);
 	updn_free(&u);
 	return 0;
 }
 
+int updn_route(const struct ibsm_topo *t, const uint64_t *roots, size_t nroots,
+	       struct ibsm_routes *r)
+{
+	struct updn_opts o = {.roots = roots, .nroots = nroots};
+
+	return updn_route_opts(t, &o, r);
+}
+
+int updn_route_opts(const struct ibsm_topo *t, const struct updn_opts *o, struct ibsm_routes *r)
+{
+	struct updn u = {
+	    .t = t, .r = r, .nsw = t->nsw, .bal = o->bal, .ids = o->ids, .nids = o->nids};
+
+	return route_oriented(&u, o->roots, o->nroots);
+}
+
+int dnup_route(const struct ibsm_topo *t, struct ibsm_routes *r)
+{
+	return dnup_route_balanced(t, NULL, r);
+}
+
+int dnup_route_balanced(const struct ibsm_topo *t, const struct engine_balance *b,
+			struct ibsm_routes *r)
+{
+	struct updn u = {.t = t, .r = r, .nsw = t->nsw, .dnup = true, .bal = b};
+
+	return route_oriented(&u, NULL, 0);
+}
+
 /* --- the plug-in --- */
+
+#ifndef UPDN_NO_ENGINE /* built into routing_dnup.so too, which exports dnup's */
 
 struct updn_state {
 	uint64_t *roots; /* from root_guid_file, NULL: found in each run */
 	size_t nroots;
+	struct engine_balance bal; /* port_shifting, scatter_ports, ... */
+	struct engine_pair *ids;   /* ids_guid_file */
+	size_t nids;
 	int err; /* root_guid_file could not be used: every run fails with why */
 	char why[256];
 };
@@ -1225,6 +1371,15 @@ static int updn_init(const struct ibsm_opts *opts, void **state)
 		snprintf(st->why, sizeof(st->why), "root_guid_file %.200s: no GUIDs", path);
 	}
 	st->nroots = n > 0 ? (size_t)n : 0;
+	engine_balance_init(opts, &st->bal);
+	path = ibsm_opt_str(opts, "ids_guid_file");
+	if (!st->err && path && path[0]) {
+		/* an id is any number: 0 too (UINT64_MAX as vmax) */
+		n = engine_read_pairs(path, "ids_guid_file", "a switch id", UINT64_MAX, &st->ids,
+				      st->why, sizeof(st->why));
+		st->err = n < 0 ? n : 0;
+		st->nids = n > 0 ? (size_t)n : 0;
+	}
 	*state = st;
 	return 0;
 }
@@ -1235,15 +1390,23 @@ static int updn_engine_route(void *state, const struct ibsm_topo *t, struct ibsm
 
 	if (st && st->err)
 		return engine_fail(r, st->err, "%s", st->why);
-	return updn_route(t, st ? st->roots : NULL, st ? st->nroots : 0, r);
+	struct updn_opts o = {0};
+
+	if (st)
+		o = (struct updn_opts){.roots = st->roots, .nroots = st->nroots, .bal = &st->bal,
+				       .ids = st->ids, .nids = st->nids};
+	return updn_route_opts(t, &o, r);
 }
 
 static void updn_fini(void *state)
 {
 	struct updn_state *st = state;
 
-	if (st)
+	if (st) {
 		free(st->roots);
+		free(st->ids);
+		engine_balance_fini(&st->bal);
+	}
 	free(st);
 }
 
@@ -1251,3 +1414,4 @@ IBSM_ROUTING_ENGINE(updn,
 		    .summary = "up*/down*: deadlock-free on one VL on any topology, roots from "
 			       "root_guid_file or found",
 		    .init = updn_init, .route = updn_engine_route, .fini = updn_fini);
+#endif

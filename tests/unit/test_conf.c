@@ -1101,9 +1101,9 @@ START_TEST(t_replaced_keys)
 	ck_assert_int_eq(conf_set(c, "event_plugin_name", "osmeventplugin", CONF_FROM_SET, 0, NULL,
 				  0),
 			 0);
-	ck_assert_int_eq(conf_set(c, "port_prof_ignore_file", "/x", CONF_FROM_SET, 0, NULL, 0), 0);
+	ck_assert_int_eq(conf_set(c, "perfmgr_ignore_cas", "TRUE", CONF_FROM_SET, 0, NULL, 0), 0);
 	ck_assert_int_eq(conf_warn_unsupported(c, &w), 3);
-	ck_assert_str_eq(w.msg[0], "port_prof_ignore_file: not supported by ibsmd yet, value /x "
+	ck_assert_str_eq(w.msg[0], "perfmgr_ignore_cas: not supported by ibsmd yet, value TRUE "
 				   "ignored");
 	ck_assert_str_eq(w.msg[1], "event_plugin_name: not honoured, value osmeventplugin "
 				   "ignored: no OpenSM event plugins, the status socket's event "

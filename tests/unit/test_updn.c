@@ -313,6 +313,114 @@ START_TEST(t_golden_updn)
 }
 END_TEST
 
+/* --- dnup and none --- */
+
+/* dnup's tables, checked as updn's are against dnup's own order */
+static struct ibsm_routes *dnup_checked(const struct ibsm_topo *t)
+{
+	struct ibsm_routes *r = routes_new(t);
+	uint32_t *pos = calloc(t->nsw + 1, sizeof(*pos));
+	struct walk_stats st;
+	int err;
+
+	err = dnup_route(t, r);
+	ck_assert_msg(err == 0, "dnup: %s", r->why);
+	ck_assert_int_eq(dnup_orient(t, pos, NULL, r), 0);
+	st = check_tables(t, r, pos, NULL);
+	ck_assert_uint_eq(st.delivered, st.walks);
+	check_verifier(t, r);
+	free(pos);
+	return r;
+}
+
+/* a host on a spine, a switch above the others with none: ranked from the end ports */
+START_TEST(t_golden_dnup)
+{
+	struct ibsm_topo *t = simenv_load_net(GOLDEN "/dnup/mixed.net", 0);
+	struct ibsm_routes *r = dnup_checked(t);
+	uint32_t *pos = calloc(t->nsw, sizeof(*pos));
+	uint8_t root[16];
+
+	golden_compare(t, r, "dnup", "mixed");
+	/* top is farthest from the end ports; spine1 (a host) ranks with the leaves, and no
+	 * neighbour outranks it: a root too */
+	ck_assert_int_eq(dnup_orient(t, pos, root, r), 0);
+	ck_assert(root[sw_named(t, "top")]);
+	ck_assert(root[sw_named(t, "spine1")]);
+	ck_assert(!root[sw_named(t, "spine2")] && !root[sw_named(t, "leaf1")]);
+	/* the tree joining the roots (through a leaf) first, then spines before leaves */
+	ck_assert_uint_lt(pos[sw_named(t, "top")], pos[sw_named(t, "leaf4")]);
+	ck_assert_uint_lt(pos[sw_named(t, "spine2")], pos[sw_named(t, "leaf4")]);
+	ck_assert_uint_lt(pos[sw_named(t, "spine3")], pos[sw_named(t, "leaf4")]);
+	free(pos);
+	routes_del(r);
+	topo_del(t);
+}
+END_TEST
+
+/* on a fat tree the end ports sit at the bottom: dnup's order and tables are updn's */
+START_TEST(t_dnup_fabrics)
+{
+	static const char *files[] = {"fattree-k4.net", "fattree-k8-degraded.net", "torus-6x6.net",
+				      "random-40.net"};
+	char path[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		struct ibsm_topo *t;
+		struct ibsm_routes *r, *u;
+
+		snprintf(path, sizeof(path), "%s/%s", FABRICS, files[i]);
+		t = simenv_load_net(path, 2);
+		r = dnup_checked(t);
+		if (i == 0) {
+			u = updn_checked(t, NULL, 0);
+			ck_assert_mem_eq(r->lft, u->lft, (size_t)r->nsw * r->stride);
+			routes_del(u);
+		}
+		routes_del(r);
+		topo_del(t);
+	}
+}
+END_TEST
+
+/* dnup ranks from the switches with end ports: none, no ranking (OpenSM ERR AE0D) */
+START_TEST(t_dnup_errors)
+{
+	struct topo_builder *b = topo_builder_new();
+	struct ibsm_topo *t;
+	struct ibsm_routes *r;
+	uint32_t x, y;
+
+	x = topo_builder_add_sw(b, 0x501, 1, 4, "a");
+	y = topo_builder_add_sw(b, 0x502, 2, 4, "b");
+	topo_builder_link_sw(b, x, 1, y, 1);
+	t = topo_builder_finish(b);
+	r = routes_new(t);
+	ck_assert_int_eq(dnup_route(t, r), -EINVAL);
+	ck_assert_msg(strstr(r->why, "no switch has end ports"), "%s", r->why);
+	ck_assert_int_eq(dnup_engine.route(NULL, t, r), -EINVAL);
+	ck_assert_str_eq(dnup_engine.name, "dnup");
+	routes_del(r);
+	topo_del(t);
+}
+END_TEST
+
+/* none routes nothing and says so: the chain goes on to minhop (OpenSM 3.3.23 crashes) */
+START_TEST(t_none)
+{
+	struct ibsm_topo *t = simenv_load_net(GOLDEN "/updn/leafspine3x4.net", 0);
+	struct ibsm_routes *r = routes_new(t);
+
+	ck_assert_str_eq(none_engine.name, "none");
+	ck_assert_ptr_null(none_engine.init);
+	ck_assert_int_eq(none_engine.route(NULL, t, r), -ENOTSUP);
+	ck_assert_msg(strstr(r->why, "none computes no routes"), "%s", r->why);
+	routes_del(r);
+	topo_del(t);
+}
+END_TEST
+
 /* --- updn on the shipped fabrics and more --- */
 
 START_TEST(t_shipped_fabrics)
@@ -1119,6 +1227,8 @@ CHECK_MAIN_CASES("updn",
 			      t_odd_roots, t_disconnected, t_errors, t_long_line, t_plugin),
 		  CHECK_LOOPS(CHECK_LOOP(t_golden_updn, golden_updn),
 			      CHECK_LOOP(t_golden_minhop, golden_minhop))},
+		 {"dnup", 120, setup, check_dir_teardown,
+		  CHECK_TESTS(t_golden_dnup, t_dnup_fabrics, t_dnup_errors, t_none), NULL},
 		 {"file", 120, setup, check_dir_teardown,
 		  CHECK_TESTS(t_file_round_trip, t_file_foreign, t_file_tolerated, t_file_remap,
 			      t_file_errors, t_file_plugin),
