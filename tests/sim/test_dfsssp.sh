@@ -2,8 +2,9 @@
 # dfsssp on ibsim: a 6x6 torus (its paths need several virtual layers) routed by the
 # daemon, `ibsmctl routing` naming dfsssp, and the SA handing out the engine's SLs in
 # PathRecords (`saquery -p` from one host to every port: more than one SL, all below the
-# 8 VLs dfsssp may use). The credit loops per VL are the verifier's (unit tests); the
-# referee that reads SLs and SL2VL tables is not this test's.
+# 8 VLs dfsssp may use), then the judges with --vl while the daemon serves: each pair's SL
+# from its PathRecord, each hop's VL from the SL2VL table ibsmd wrote for the routing's
+# layers (qos FALSE): no credit loop on any VL, no path dropped on VL15, more than one VL.
 . "$(dirname "$0")/lib.sh"
 sim_init
 [ "$SM" = ibsmd ] || t_skip "ibsmd's dfsssp engine"
@@ -38,5 +39,13 @@ set -- $sls
 for sl in $sls; do
 	[ "$sl" -lt 8 ] || t_fail "SL $sl beyond 8 VLs"
 done
+t_step "judges --vl"
+judge --vl || t_fail "judges --vl not ok: $(judge_verdict)"
+"$PYTHON" -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+if len(r["vls_used"]) < 2 or r["sl_unknown"] or r["credit_loops"]:
+    sys.exit("want several VLs, every SL known, no loop: %s" % {k: r.get(k) for k in
+             ("vls_used", "sl_unknown", "credit_loops")})' "$T/judge.json" ||
+	t_fail "the judged VLs are wrong"
 sim_stop
 t_step "pass"
