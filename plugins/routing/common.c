@@ -612,3 +612,13 @@ uint32_t engine_balance_pick(struct engine_balance_run *br, const struct ibsm_to
 	}
 	return base + c[0];
 }
+
+uint32_t engine_sw_by_guid(const struct ibsm_topo *t, uint64_t guid)
+{
+	uint32_t s;
+
+	for (s = 0; s < t->nsw; s++)
+		if (t->sw[s].guid == guid)
+			return s;
+	return TOPO_NONE;
+}

@@ -48,6 +48,8 @@ int engine_check_topo(const struct ibsm_topo *t, struct ibsm_routes *r);
  * 0 when the fabric has no switches (nothing to route), 1 to go on.
  */
 int engine_start(const struct ibsm_topo *t, struct ibsm_routes *r);
+/* the switch with a GUID, TOPO_NONE if none (plug-ins call nothing of the daemon's topo.c) */
+uint32_t engine_sw_by_guid(const struct ibsm_topo *t, uint64_t guid);
 
 /*
  * Hop distances between all switches: hops[a * nsw + b], HOPS_INF when

@@ -254,17 +254,6 @@ static uint32_t ss_port_link(const struct ibsm_topo *t, uint32_t sw, uint8_t por
 	return TOPO_NONE;
 }
 
-/* switch index by GUID (plug-ins call nothing of the daemon's topo.c), TOPO_NONE if absent */
-static uint32_t ss_find_sw(const struct ibsm_topo *t, uint64_t guid)
-{
-	uint32_t i;
-
-	for (i = 0; i < t->nsw; i++)
-		if (t->sw[i].guid == guid)
-			return i;
-	return TOPO_NONE;
-}
-
 /* hop weights and port orders of the files, on the switches of this fabric */
 static int ss_apply_files(struct ss *s, uint64_t base)
 {
@@ -274,7 +263,7 @@ static int ss_apply_files(struct ss *s, uint64_t base)
 	unsigned k;
 
 	for (i = 0; c && i < c->nhw; i++) {
-		uint32_t sw = ss_find_sw(t, c->hw[i].guid), j;
+		uint32_t sw = engine_sw_by_guid(t, c->hw[i].guid), j;
 
 		if (sw == TOPO_NONE)
 			continue; /* not in this fabric: as OpenSM, no error */
@@ -287,7 +276,7 @@ static int ss_apply_files(struct ss *s, uint64_t base)
 			s->w[j] = base * c->hw[i].wf;
 	}
 	for (i = 0; c && i < c->nord; i++) {
-		uint32_t sw = ss_find_sw(t, c->ord[i].guid), j;
+		uint32_t sw = engine_sw_by_guid(t, c->ord[i].guid), j;
 		size_t m;
 
 		/* a switch listed again keeps its first line, as OpenSM */

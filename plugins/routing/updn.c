@@ -342,17 +342,6 @@ out:
 	return err;
 }
 
-/* the switch with a GUID, TOPO_NONE if none (plug-ins keep to their own code) */
-static uint32_t sw_by_guid(const struct ibsm_topo *t, uint64_t guid)
-{
-	uint32_t s;
-
-	for (s = 0; s < t->nsw; s++)
-		if (t->sw[s].guid == guid)
-			return s;
-	return TOPO_NONE;
-}
-
 static int pick_roots(struct updn *u, const uint64_t *roots, size_t nroots)
 {
 	const struct ibsm_topo *t = u->t;
@@ -363,7 +352,7 @@ static int pick_roots(struct updn *u, const uint64_t *roots, size_t nroots)
 
 	u->is_root = eng_calloc(u->nsw, 1);
 	for (i = 0; i < nroots; i++) {
-		s = sw_by_guid(t, roots[i]);
+		s = engine_sw_by_guid(t, roots[i]);
 		if (s == TOPO_NONE) {
 			free(has);
 			return engine_fail(u->r, -ENOENT,
@@ -819,7 +808,7 @@ static void set_ids(struct updn *u)
 		u->sid[s] = u->t->sw[s].guid;
 	for (i = 0; i < u->nids; i++) {
 		/* a GUID of no switch of this fabric: skipped, as OpenSM does */
-		s = sw_by_guid(u->t, u->ids[i].guid);
+		s = engine_sw_by_guid(u->t, u->ids[i].guid);
 		if (s != TOPO_NONE)
 			u->sid[s] = u->ids[i].val;
 	}
